@@ -1,0 +1,1 @@
+//! DVONN (shared/rules/dvonn.md).

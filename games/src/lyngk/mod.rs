@@ -1,0 +1,1 @@
+//! LYNGK (shared/rules/lyngk.md).

@@ -1,0 +1,1 @@
+//! ZÈRTZ (shared/rules/zertz.md).
