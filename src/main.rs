@@ -29,6 +29,8 @@ enum Command {
     /// The rules engines: legal turns, perft, replays, random games (see shared/rules/cli.md).
     #[command(subcommand)]
     Rules(cmd::rules::RulesCommand),
+    /// A match between two agents: results, Elo difference, optional SPRT.
+    Evaluate(cmd::evaluate::EvaluateArgs),
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => cmd::info::run(),
         Command::Rules(command) => cmd::rules::run(command),
+        Command::Evaluate(args) => cmd::evaluate::run(args),
         Command::Bench(command) => cmd::bench::run(command),
     };
     match result {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 pub mod bench;
+pub mod evaluate;
 pub mod info;
 pub mod rules;
 
