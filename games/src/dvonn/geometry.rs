@@ -64,11 +64,14 @@ const CELL_BITS: [u8; CELL_COUNT] = {
     cells
 };
 
-const NO_CELL: u8 = u8::MAX;
+/// A grid bit that is never a space: what a ray holds where it has left the board. Being a
+/// real bit position (above the grid) lets the move generator test `occupied >> bit & 1`
+/// without first asking whether the space exists.
+const NO_CELL: u8 = 63;
 
-/// Dense index (0..49) of each grid bit, [`NO_CELL`] off the board.
+/// Dense index (0..49) of each grid bit (garbage off the board).
 const DENSE_INDEX: [u8; GRID] = {
-    let mut dense = [NO_CELL; GRID];
+    let mut dense = [u8::MAX; GRID];
     let mut index = 0;
     while index < CELL_COUNT {
         dense[CELL_BITS[index] as usize] = index as u8;
@@ -103,6 +106,13 @@ impl Cell {
         } else {
             None
         }
+    }
+
+    /// The space at grid bit `bit`, known to be on the board.
+    #[inline]
+    pub(crate) fn from_board_bit(bit: u8) -> Cell {
+        debug_assert!(BOARD >> bit & 1 != 0, "bit {bit} is no space");
+        Cell(bit)
     }
 
     /// The space with dense index `index` (0..49).
@@ -175,6 +185,24 @@ impl Cell {
         match RAYS[self.0 as usize][direction as usize][distance] {
             NO_CELL => None,
             bit => Some(Cell(bit)),
+        }
+    }
+
+    /// The grid bits `distance` steps away in the six directions ([`Direction`] order); a bit
+    /// above the grid (never occupied) where the line leaves the board. `distance` ≤ 10.
+    #[inline]
+    pub(crate) fn ray_bits(self, distance: usize) -> [u8; 6] {
+        let rays = &RAYS[self.0 as usize];
+        std::array::from_fn(|d| rays[d][distance])
+    }
+
+    /// The spaces exactly `distance` steps away along the six lines, as a bitboard.
+    #[inline]
+    pub(crate) fn targets(self, distance: usize) -> u64 {
+        if distance > MAX_DISTANCE {
+            0
+        } else {
+            TARGETS[self.0 as usize][distance]
         }
     }
 
@@ -286,6 +314,29 @@ static RAYS: [[[u8; MAX_DISTANCE + 1]; 6]; GRID] = {
     rays
 };
 
+/// `TARGETS[bit][distance]`: the spaces of `RAYS[bit][..][distance]` as one bitboard, so the
+/// move generator can skip a stack with no occupied target in one test.
+static TARGETS: [[u64; MAX_DISTANCE + 1]; GRID] = {
+    let mut targets = [[0u64; MAX_DISTANCE + 1]; GRID];
+    let mut bit = 0;
+    while bit < GRID {
+        let mut distance = 0;
+        while distance <= MAX_DISTANCE {
+            let mut d = 0;
+            while d < 6 {
+                let target = RAYS[bit][d][distance];
+                if target != NO_CELL {
+                    targets[bit][distance] |= 1 << target;
+                }
+                d += 1;
+            }
+            distance += 1;
+        }
+        bit += 1;
+    }
+    targets
+};
+
 /// Every occupied-or-not space next to a space of `set` (the set itself not included unless a
 /// member is next to another member).
 #[inline]
@@ -316,16 +367,35 @@ pub fn connected(seeds: u64, occupied: u64) -> u64 {
 
 /// The spaces of a bitboard, in increasing order.
 #[inline]
-pub fn cells(mut set: u64) -> impl Iterator<Item = Cell> {
-    std::iter::from_fn(move || {
-        if set == 0 {
+pub fn cells(set: u64) -> Cells {
+    Cells(set)
+}
+
+/// Iterator over the spaces of a bitboard; knows its length, so `extend` reserves once.
+#[derive(Clone, Debug)]
+pub struct Cells(u64);
+
+impl Iterator for Cells {
+    type Item = Cell;
+
+    #[inline]
+    fn next(&mut self) -> Option<Cell> {
+        if self.0 == 0 {
             return None;
         }
-        let bit = set.trailing_zeros() as u8;
-        set &= set - 1;
+        let bit = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
         Some(Cell(bit))
-    })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
 }
+
+impl ExactSizeIterator for Cells {}
 
 #[cfg(test)]
 mod tests {

@@ -81,10 +81,7 @@ impl Game for Dvonn {
     }
 
     fn legal_turns(&self, out: &mut Vec<Turn>) {
-        let mut actions = Vec::new();
-        Dvonn::write_actions(self, &mut actions);
-        out.clear();
-        out.extend(actions.into_iter().map(|a| self.action_turn(a)));
+        self.write_turns(out)
     }
 
     fn turn_actions(&self, turn: &Turn) -> Vec<Action> {

@@ -316,11 +316,13 @@ impl Dvonn {
         let mobile = self.controlled(player) & !geometry::surrounded(self.occupied);
         for from in cells(mobile) {
             let height = self.heights[from.grid()] as usize;
-            for direction in Direction::ALL {
-                if let Some(to) = from.step(direction, height) {
-                    if self.occupied & to.bit() != 0 {
-                        visit(from, direction, to)?;
-                    }
+            // Most stacks have no landing space at all: one test skips them.
+            if from.targets(height) & self.occupied == 0 {
+                continue;
+            }
+            for (direction, bit) in Direction::ALL.into_iter().zip(from.ray_bits(height)) {
+                if self.occupied >> bit & 1 != 0 {
+                    visit(from, direction, Cell::from_board_bit(bit))?;
                 }
             }
         }
@@ -353,19 +355,34 @@ impl Dvonn {
         };
     }
 
-    pub(crate) fn write_actions(&self, out: &mut Vec<Action>) {
-        out.clear();
+    /// Visits the legal turns, each with its action, in action order.
+    #[inline]
+    fn visit_legal(&self, mut visit: impl FnMut(Decoded, Turn)) {
         match self.mobility {
-            Mobility::Placing => out.extend(cells(geometry::BOARD & !self.occupied).map(|c| Decoded::Place(c).action())),
+            Mobility::Placing => {
+                for cell in cells(geometry::BOARD & !self.occupied) {
+                    visit(Decoded::Place(cell), Turn::Place(cell));
+                }
+            }
             Mobility::Moves => {
-                let _ = self.visit_moves(self.to_move, |from, direction, _| {
-                    out.push(Decoded::Move(from, direction).action());
+                let _ = self.visit_moves(self.to_move, |from, direction, to| {
+                    visit(Decoded::Move(from, direction), Turn::Move { from, to });
                     ControlFlow::Continue(())
                 });
             }
-            Mobility::MustPass => out.push(Decoded::Pass.action()),
+            Mobility::MustPass => visit(Decoded::Pass, Turn::Pass),
             Mobility::Over => {}
         }
+    }
+
+    pub(crate) fn write_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        self.visit_legal(|decoded, _| out.push(decoded.action()));
+    }
+
+    pub(crate) fn write_turns(&self, out: &mut Vec<Turn>) {
+        out.clear();
+        self.visit_legal(|_, turn| out.push(turn));
     }
 
     pub(crate) fn apply_action(&mut self, action: Action) {
