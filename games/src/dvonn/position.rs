@@ -544,33 +544,31 @@ impl Dvonn {
         hash
     }
 
-    /// A text drawing: rows 5 to 1, each stack as its top piece (`W`, `B`, `D`), its height
-    /// and `*` when a DVONN piece is inside; `.` for an empty space.
+    /// A text drawing: rows 5 to 1 between the names of their end rows, each stack as its top
+    /// piece (`W`, `B`, `D`), its height and `*` when a DVONN piece is inside; `.` for an
+    /// empty space.
     pub fn render_text(&self) -> String {
-        let mut text = String::new();
-        for row in (1..=5).rev() {
-            let mut line = format!("{row} ");
-            for cell in Cell::ALL.iter().filter(|c| c.row() == row) {
-                // Each row sits half a space to the left of the row above it.
-                let column = 4 * cell.letter() - 2 * (row - 1) + 4;
-                while (line.len() as i32) < column + 2 {
-                    line.push(' ');
-                }
-                match self.stack(*cell) {
-                    None => line.push('.'),
-                    Some(s) => {
-                        line.push(s.top.letter());
-                        line.push_str(&s.height.to_string());
-                        if s.has_dvonn && s.height > 1 {
-                            line.push('*');
-                        }
-                    }
-                }
+        // Each row sits half a space (two characters) left of the row above it; rows 1 and 5
+        // line up, so their names frame the drawing.
+        let line = |prefix: &str, row: i32, draw: &dyn Fn(Cell) -> String| {
+            let mut line = prefix.to_string();
+            for cell in Cell::ALL.into_iter().filter(|c| c.row() == row) {
+                let column = (4 * cell.letter() - 2 * (row - 1) + 6) as usize;
+                line.extend(std::iter::repeat_n(' ', column.saturating_sub(line.len())));
+                line.push_str(&draw(cell));
             }
-            text.push_str(line.trim_end());
-            text.push('\n');
+            line + "\n"
+        };
+        let name = |cell: Cell| cell.to_string();
+        let stack = |cell: Cell| match self.stack(cell) {
+            None => ".".to_string(),
+            Some(s) => format!("{}{}{}", s.top.letter(), s.height, if s.has_dvonn && s.height > 1 { "*" } else { "" }),
+        };
+        let mut text = line("", 5, &name);
+        for row in (1..=5).rev() {
+            text.push_str(&line(&format!("{row} "), row, &stack));
         }
-        text.push_str("   a1  b1  c1  d1  e1  f1  g1  h1  i1   (columns run up to the right: a1 a2 a3)\n");
+        text.push_str(&line("", 1, &name));
         let [white, black] = self.score();
         let mover = colour_name(self.to_move);
         match self.mobility {
