@@ -250,6 +250,18 @@ fn phase_one_perft_counts_every_empty_space() {
 }
 
 #[test]
+fn turn_and_action_perft_agree_in_phase_two() {
+    for seed in [1, 2, 3] {
+        let position = random_game(&Dvonn::new(), seed, 52).position;
+        assert!(!position.is_placing());
+        for depth in 1..=3 {
+            assert_eq!(perft(&position, depth), perft_actions(&position, depth), "seed {seed} depth {depth}");
+        }
+        assert!(perft(&position, 2) > 0);
+    }
+}
+
+#[test]
 fn placement_order_and_whites_double_move() {
     let mut rng = SplitMix64::new(11);
     let mut position = Dvonn::new();
@@ -504,6 +516,42 @@ fn scores_count_every_piece_of_controlled_stacks_dvonn_pieces_included() {
     let position = setup("c3:dbw d3:b e3:d f3:d g3:wb", Player::One);
     assert_eq!(Game::score(&position), [3, 3]);
     assert_eq!(position.result_text(), "white 3 - black 3: not over");
+}
+
+/// Exact game value for the player to move (1 win, 0 draw, −1 loss) by full search.
+fn solve(position: &Dvonn) -> i32 {
+    if let Status::Over(outcome) = position.status() {
+        return outcome.value_for(position.to_move()) as i32;
+    }
+    let mut turns = Vec::new();
+    position.legal_turns(&mut turns);
+    turns
+        .iter()
+        .map(|turn| {
+            let mut next = *position;
+            next.play(turn);
+            let value = solve(&next);
+            if next.to_move() == position.to_move() { value } else { -value }
+        })
+        .max()
+        .expect("an ongoing game has a turn")
+}
+
+#[test]
+fn an_end_game_with_a_single_winning_move() {
+    // Found among random games and kept as the search's test position: Black to move wins
+    // only with i5h4 (taking the DVONN stack on h4 and cutting off j5); every other move loses.
+    let position = setup("c1:w d1:d h4:dbbw h5:d i5:b j5:b", Player::Two);
+    assert_eq!(moves(&position), ["i5h4", "i5h5", "i5j5", "j5i5"]);
+    let mut values = Vec::new();
+    for text in moves(&position) {
+        let mut next = position;
+        play(&mut next, &text);
+        values.push((text, -solve(&next)));
+    }
+    assert_eq!(values.iter().filter(|(_, v)| *v == 1).map(|(t, _)| t.as_str()).collect::<Vec<_>>(), ["i5h4"]);
+    assert!(values.iter().all(|(t, v)| t == "i5h4" || *v == -1), "{values:?}");
+    assert_eq!(solve(&position), 1);
 }
 
 // ---------------------------------------------------------------------------------------
