@@ -1,0 +1,64 @@
+//! Evaluation matches on a solved test game (Nim from the search crate's testing module).
+use gipfzero_mcts::testing::{Nim, NimRules};
+use gipfzero_mcts::{parse_agent, Agent};
+use gipfzero_train::evaluate::{run_match, MatchSettings, Side};
+use gipfzero_train::stats::{Sprt, SprtDecision};
+
+fn start(pair: u32) -> Nim {
+    // Piles 9..13: some won, some lost for the player to move.
+    Nim::new(9 + (pair % 5) as u8, NimRules::CLASSIC)
+}
+
+fn agents(first: &'static str, second: &'static str) -> impl Fn(Side, u32) -> Box<dyn Agent<Nim>> + Sync {
+    move |side, game| {
+        let spec = match side {
+            Side::First => first,
+            Side::Second => second,
+        };
+        parse_agent::<Nim>(spec, game as u64 * 2 + (side == Side::Second) as u64).unwrap()
+    }
+}
+
+#[test]
+fn a_searching_agent_beats_random_play() {
+    let settings = MatchSettings { games: 20, ..MatchSettings::default() };
+    let report = run_match(start, agents("rollout:300", "random"), &settings, |_| {}).unwrap();
+    assert_eq!(report.results.games(), 20);
+    assert!(report.results.score() >= 0.8, "{report:?}");
+    assert!(report.elo.elo > 200.0 && report.elo.lower > 0.0, "{report:?}");
+    // The same match from the other side mirrors the result.
+    let mirrored = run_match(start, agents("random", "rollout:300"), &settings, |_| {}).unwrap();
+    assert!(mirrored.results.score() <= 0.2, "{mirrored:?}");
+}
+
+#[test]
+fn games_come_in_colour_swapped_pairs_and_odd_counts_round_up() {
+    let settings = MatchSettings { games: 7, ..MatchSettings::default() };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let report = run_match(start, agents("random", "random"), &settings, |results| {
+        seen.lock().unwrap().push(results.games());
+    })
+    .unwrap();
+    assert_eq!(report.results.games(), 8);
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.last(), Some(&8));
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "progress not increasing: {seen:?}");
+}
+
+#[test]
+fn matches_are_reproducible() {
+    let settings = MatchSettings { games: 12, ..MatchSettings::default() };
+    let one = run_match(start, agents("greedy", "random"), &settings, |_| {}).unwrap();
+    let two = run_match(start, agents("greedy", "random"), &settings, |_| {}).unwrap();
+    assert_eq!(one, two);
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let sprt = Sprt { elo0: 0.0, elo1: 150.0, alpha: 0.05, beta: 0.05 };
+    let settings = MatchSettings { games: 400, sprt: Some(sprt), ..MatchSettings::default() };
+    let report = run_match(start, agents("rollout:300", "random"), &settings, |_| {}).unwrap();
+    let (llr, decision) = report.sprt.expect("an SPRT was asked for");
+    assert_eq!(decision, SprtDecision::AcceptH1, "llr {llr}");
+    assert!(report.results.games() < 400, "did not stop early: {report:?}");
+}
