@@ -573,14 +573,13 @@ impl Lyngk {
             let Some(dir) = from.direction_to(to) else {
                 return format!("{from} and {to} are not on one line");
             };
-            let reached = first_occupied(occupied, from, dir);
-            if reached != Some(to) {
-                return match reached {
-                    Some(p) => format!("the line from {from} towards {to} stops at {p}"),
-                    None => format!("{to} is empty: a move ends on the first occupied point"),
-                };
-            }
             let target = self.stacks[to.index()];
+            if target.is_empty() || to == origin {
+                return format!("{to} is empty: a move ends on the first occupied point");
+            }
+            if let Some(p) = first_occupied(occupied, from, dir).filter(|&p| p != to) {
+                return format!("the line from {from} towards {to} stops at {p}");
+            }
             let last = i + 2 == points.len();
             let lyngk_point = is_own && target.top() == stack.top();
             if last {
