@@ -1033,3 +1033,18 @@ mod parser {
         }
     }
 }
+
+#[test]
+fn a_5_stack_completion_in_one_move_for_search_tests() {
+    // Documented in docs/games/lyngk.md: only e1-e2 completes (and removes) a 5-stack.
+    let g = Lyngk::from_position("e1=R e2=IBGK g1=I g2=B", ["RG", "K"], [0, 0], Player::One).unwrap();
+    assert_eq!(moves(&g), s(&["e1-e2", "e1-g2", "g1-g2", "g2-e1", "g2-g1"]));
+    let win = played(&g, "e1-e2");
+    assert_eq!(win.score(), [1, 0]);
+    for reply in moves(&win) {
+        assert_eq!(played(&win, &reply).status(), Status::Over(Outcome::Win(Player::One)));
+    }
+    // Any other move lets player 2 finish its own 5-stack: black IBGK onto the red single.
+    let other = played(&g, "g1-g2");
+    assert_eq!(played(&other, "e2-e1").score(), [0, 1]);
+}

@@ -629,9 +629,9 @@ impl Lyngk {
             return (Outcome::Win(winner), None);
         }
         let counts = [self.controlled_stacks(Player::One), self.controlled_stacks(Player::Two)];
-        for i in 0..4 {
-            if counts[0][i] != counts[1][i] {
-                let winner = if counts[0][i] > counts[1][i] { Player::One } else { Player::Two };
+        for (i, (one, two)) in counts[0].iter().zip(&counts[1]).enumerate() {
+            if one != two {
+                let winner = if one > two { Player::One } else { Player::Two };
                 return (Outcome::Win(winner), Some(MAX_HEIGHT - 1 - i as u8));
             }
         }
@@ -671,7 +671,7 @@ impl Lyngk {
     /// A hash of the position (not of the set-up it came from).
     pub fn position_hash(&self) -> u64 {
         let mut h: u64 = 0x243F_6A88_85A3_08D3;
-        let mut mix = |v: u64| h = (h.rotate_left(5) ^ v).wrapping_mul(0x51_7CC1_B727_220A_95);
+        let mut mix = |v: u64| h = (h.rotate_left(5) ^ v).wrapping_mul(0x517C_C1B7_2722_0A95);
         for stack in &self.stacks {
             mix(stack.packed() as u64);
         }
