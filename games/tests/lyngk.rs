@@ -473,6 +473,19 @@ fn claiming_is_forced_when_it_is_the_only_way_to_move_and_counts_for_the_5_stack
 }
 
 #[test]
+fn a_claim_then_a_chained_move_completing_an_own_5_stack_scores_in_the_same_turn() {
+    // The rule book's figure 5 situation: claim black, chain through the black single at e3
+    // and complete the 5-stack at e5 with black on top.
+    let g = p1("e1=K e3=K e5=IBRG", ["", ""]);
+    assert!(!moves(&g).iter().any(|m| m.starts_with("e1-")));
+    let after = played(&g, "K,e1-e3-e5");
+    assert_eq!(after.score(), [1, 0]);
+    assert_eq!(after.claims(Player::One), Colour::BLACK.bit());
+    assert_eq!(stack_text(&after, "e5"), ".");
+    assert_eq!(stack_text(&after, "e3"), "K");
+}
+
+#[test]
 fn a_colour_claimed_this_turn_starts_chains_at_once() {
     let g = p1("e1=B e3=B e5=R", ["", ""]);
     assert!(has(&g, "B,e1-e3-e5"));
@@ -723,6 +736,8 @@ fn check_position(g: &Lyngk, removed_before: u32) {
         let distinct: HashSet<_> = colours.iter().collect();
         assert_eq!(distinct.len(), colours.len(), "a colour repeats at {p}: {s}");
         total += s.height() as u32;
+        // Jokers never move, so play only ever puts them under other pieces.
+        assert!(s.height() <= 1 || s.top() != Piece::Joker, "a joker on top of {s} at {p}");
     }
     assert_eq!(total, g.pieces_on_board());
     let [a, b] = g.score();
