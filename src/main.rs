@@ -1,1 +1,71 @@
-fn main() {}
+//! `gipfzero`: the command-line program. It owns argument parsing, progress display and error
+//! reporting, and wires the workspace's crates together; the game logic, the search and the
+//! network live in those crates.
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Self-play reinforcement learning for the GIPF-project games ZÈRTZ, DVONN and LYNGK.
+#[derive(Parser, Debug)]
+#[command(name = "gipfzero", version, about, propagate_version = true)]
+struct Cli {
+    /// Worker threads for the CPU work (search, self-play); 0 means one per core.
+    #[arg(long, global = true, default_value_t = 0)]
+    threads: usize,
+    /// libtorch intra-op threads. One keeps OpenMP from fighting the workers on small
+    /// machines; raise it for a training process that has the machine to itself.
+    #[arg(long, global = true, default_value_t = 1)]
+    torch_threads: usize,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Versions, devices and thread settings.
+    Info,
+    /// The rules engines: legal turns, perft, replays, random games (see shared/rules/cli.md).
+    #[command(subcommand)]
+    Rules(cmd::rules::RulesCommand),
+    /// A match between two agents: results, Elo difference, optional SPRT.
+    Evaluate(cmd::evaluate::EvaluateArgs),
+    /// Throughput measurements of the pipeline's pieces.
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if let Err(error) = configure_threads(&cli) {
+        eprintln!("error: {error:#}");
+        return ExitCode::FAILURE;
+    }
+    let result = match cli.command {
+        Command::Info => cmd::info::run(),
+        Command::Rules(command) => cmd::rules::run(command),
+        Command::Evaluate(args) => cmd::evaluate::run(args),
+        Command::Bench(command) => cmd::bench::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(cmd::exit_code(&error))
+        }
+    }
+}
+
+fn configure_threads(cli: &Cli) -> anyhow::Result<()> {
+    gipfzero_model::ThreadSettings { intra_op: cli.torch_threads, inter_op: 1 }.apply();
+    rayon::ThreadPoolBuilder::new().num_threads(cli.threads).build_global()?;
+    Ok(())
+}

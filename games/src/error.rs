@@ -14,7 +14,7 @@ pub enum TurnError {
 
 /// A turn of a record that could not be played, with where it stands in the record.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("turn {index} \"{text}\" (line {line}): {error}")]
+#[error("turn {index} \"{text}\": {error}")]
 pub struct RecordError {
     /// 1-based position of the turn in the record.
     pub index: usize,

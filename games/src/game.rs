@@ -202,6 +202,12 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// A start position of this variant drawn from `seed`: LYNGK draws a random set-up;
+    /// games with one fixed start return it. Self-play and matches start games through this.
+    fn seeded_start(&self, _seed: u64) -> Self {
+        self.clone()
+    }
+
     /// Writes the observation planes (`spec().observation_len()` values) into `out`.
     fn encode(&self, out: &mut [f32]);
 

@@ -126,21 +126,29 @@ pub fn random_game<G: Game>(start: &G, seed: u64, max_turns: usize) -> Replay<G>
     Replay { position, turns }
 }
 
+/// How much a random playout played.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayoutLength {
+    pub actions: u64,
+    pub turns: u64,
+}
+
 /// Plays uniformly random legal *actions* to the end: the cheap playout of the search and of
-/// the speed benchmarks. Returns the number of actions applied.
+/// the speed benchmarks. `buffer` is reused between calls so the loop never allocates.
 pub fn random_playout<G: Game>(
     position: &mut G,
     rng: &mut SplitMix64,
     buffer: &mut Vec<crate::Action>,
-) -> usize {
-    let mut count = 0;
+) -> PlayoutLength {
+    let mut length = PlayoutLength::default();
     loop {
         position.legal_actions(buffer);
         if buffer.is_empty() {
-            return count;
+            return length;
         }
         let action = buffer[rng.below(buffer.len() as u64) as usize];
         position.apply(action);
-        count += 1;
+        length.actions += 1;
+        length.turns += position.is_turn_start() as u64;
     }
 }

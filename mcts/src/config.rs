@@ -1,0 +1,278 @@
+//! Search settings: one plain struct with documented defaults.
+//!
+//! The YAML layer of the command line maps onto these fields later; nothing here knows about
+//! files. Defaults follow the published values (AlphaZero, KataGo, Danihelka et al. 2022) where
+//! they exist, and say so; [`SearchConfig::validate`] refuses settings the search cannot run.
+use thiserror::Error;
+
+/// How the search chooses at the root (and, following from it, inside the tree).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RootPolicy {
+    /// AlphaZero's PUCT at every node, with Dirichlet noise at the root and a visit-count
+    /// policy target.
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al. 2022): Gumbel-top-k sampling and sequential halving
+    /// at the root, the deterministic "π'(a) − N(a)/(1 + ΣN)" rule inside the tree, and the
+    /// improved policy softmax(logits + σ(completed Q)) as target. Chosen inside the tree because
+    /// it is the paper's rule (it keeps the policy-improvement guarantee at small budgets) and
+    /// needs no exploration constant.
+    Gumbel(GumbelConfig),
+    /// Classic UCT: UCB1 at every node, priors ignored. The baseline `rollout:<sims>` player
+    /// runs this with random playouts; it is not meant for network search.
+    Ucb1 {
+        /// The exploration constant c of `Q + c·sqrt(ln N / n)` (values in [-1, 1]).
+        exploration: f32,
+    },
+}
+
+/// Settings of the Gumbel root search; defaults are the paper's (and `mctx`'s).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// m: how many root actions Gumbel-top-k samples for sequential halving. Default 16.
+    pub max_considered: u32,
+    /// c_visit of σ(q) = (c_visit + max_b N(b)) · c_scale · q. Default 50.
+    pub c_visit: f32,
+    /// c_scale of σ. Default 0.1.
+    pub c_scale: f32,
+    /// Rescale completed Q values to [0, 1] by their min and max before σ, as `mctx` does, so
+    /// that c_scale means the same whatever the spread of the values. Default true.
+    pub rescale_values: bool,
+    /// Add Gumbel noise to the root logits. True for self-play (it is the exploration); false
+    /// for evaluation games, which then consider the top-m actions of the prior. Default true.
+    pub noise: bool,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> Self {
+        GumbelConfig { max_considered: 16, c_visit: 50.0, c_scale: 0.1, rescale_values: true, noise: true }
+    }
+}
+
+/// Dirichlet noise mixed into the root priors of a PUCT search: P' = (1 − ε)·P + ε·η with
+/// η ~ Dir(α), α = `alpha_scale / n_legal` (KataGo's scaling, so the total concentration — and
+/// so the shape of the noise — does not depend on how many actions a position has).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirichletNoise {
+    /// Total concentration; α per action is this divided by the number of legal actions.
+    /// Default 10 (AlphaZero's chess 0.3 × ~30 moves; KataGo 0.03 × 361 ≈ 10.8).
+    pub alpha_scale: f32,
+    /// ε, the weight of the noise. Default 0.25 (AlphaZero).
+    pub epsilon: f32,
+}
+
+impl Default for DirichletNoise {
+    fn default() -> Self {
+        DirichletNoise { alpha_scale: 10.0, epsilon: 0.25 }
+    }
+}
+
+/// Playout-cap randomisation (KataGo, Wu 2019): only some moves get the full budget and yield
+/// policy targets; the others are searched cheaply, which buys more games per hour for the
+/// value target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayoutCap {
+    /// Probability that a move gets the full budget ([`SearchConfig::simulations`]).
+    /// KataGo: 0.25.
+    pub full_probability: f32,
+    /// The cheap budget. KataGo: about a sixth of the full one.
+    pub cheap_simulations: u32,
+}
+
+/// From move `from_move` on (counting the search's decisions — actions — from the start of the
+/// game), actions are chosen with this temperature, until the next step takes over.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TemperatureStep {
+    pub from_move: u32,
+    /// 1 samples in proportion to visits, 0 takes the most visited, values between sharpen.
+    pub temperature: f32,
+}
+
+/// Everything one search needs to know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Simulations per search (per action decision), not counting the evaluation of a fresh
+    /// root. With tree reuse, visits inherited from the previous move do not count.
+    /// Default 800 (AlphaZero).
+    pub simulations: u32,
+    /// How the root (and the tree) chooses. Default [`RootPolicy::Puct`].
+    pub root_policy: RootPolicy,
+    /// c_init of the PUCT constant c(s) = c_init + ln((N + c_base + 1) / c_base). Default 1.25
+    /// (AlphaZero pseudocode).
+    pub c_puct: f32,
+    /// c_base of the growth term. Default 19652 (AlphaZero pseudocode).
+    pub c_base: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this times
+    /// sqrt(prior mass of the visited children) (Leela Chess Zero). Default 0.25.
+    pub fpu_reduction: f32,
+    /// The same reduction at the root, where exploration matters more. Default 0.0.
+    pub root_fpu_reduction: f32,
+    /// Root Dirichlet noise for PUCT searches; `None` for evaluation play. Default `Some`.
+    pub dirichlet: Option<DirichletNoise>,
+    /// Move temperature by move number; the step with the largest `from_move` not above the
+    /// move number applies (temperature 1 before any step). Default: 1 for the first 30
+    /// actions, then 0. Gumbel searches ignore it (their action is chosen by the search).
+    pub temperature: Vec<TemperatureStep>,
+    /// Playout-cap randomisation; `None` gives every move the full budget. Default `None`.
+    pub playout_cap: Option<PlayoutCap>,
+    /// Keep the subtree of the played action for the next search. Default true.
+    pub reuse_tree: bool,
+    /// Leaves collected per tree per evaluator call, kept apart by virtual loss. One gives the
+    /// sequential algorithm exactly (and determinism independent of batching); more trades
+    /// search quality for bigger batches when there are few trees. Default 1.
+    pub leaves_per_tree: u32,
+    /// Value counted against an edge while a leaf under it waits for its evaluation (the
+    /// waiting visit counts as a loss of this size). Default 1.0.
+    pub virtual_loss: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 800,
+            root_policy: RootPolicy::Puct,
+            c_puct: 1.25,
+            c_base: 19652.0,
+            fpu_reduction: 0.25,
+            root_fpu_reduction: 0.0,
+            dirichlet: Some(DirichletNoise::default()),
+            temperature: vec![
+                TemperatureStep { from_move: 0, temperature: 1.0 },
+                TemperatureStep { from_move: 30, temperature: 0.0 },
+            ],
+            playout_cap: None,
+            reuse_tree: true,
+            leaves_per_tree: 1,
+            virtual_loss: 1.0,
+        }
+    }
+}
+
+/// A setting the search cannot run with.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("invalid search setting {field}: {reason}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl SearchConfig {
+    /// Settings for evaluation games: no root noise, always the most visited action, no
+    /// playout cap; Gumbel searches also drop their Gumbel noise.
+    pub fn evaluation(simulations: u32, root_policy: RootPolicy) -> Self {
+        let root_policy = match root_policy {
+            RootPolicy::Gumbel(g) => RootPolicy::Gumbel(GumbelConfig { noise: false, ..g }),
+            other => other,
+        };
+        SearchConfig {
+            simulations,
+            root_policy,
+            dirichlet: None,
+            temperature: vec![TemperatureStep { from_move: 0, temperature: 0.0 }],
+            playout_cap: None,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// The temperature for the decision number `move_number` (0-based, counting actions).
+    pub fn temperature_at(&self, move_number: u32) -> f32 {
+        self.temperature
+            .iter()
+            .filter(|step| step.from_move <= move_number)
+            .max_by_key(|step| step.from_move)
+            .map_or(1.0, |step| step.temperature)
+    }
+
+    /// Checks every field; the search refuses to start with settings that fail here.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn check(ok: bool, field: &'static str, reason: &str) -> Result<(), ConfigError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(ConfigError { field, reason: reason.to_string() })
+            }
+        }
+        let finite_non_negative = |x: f32| x.is_finite() && x >= 0.0;
+        check(self.simulations >= 1, "simulations", "must be at least 1")?;
+        check(finite_non_negative(self.c_puct), "c_puct", "must be a finite number ≥ 0")?;
+        check(self.c_base.is_finite() && self.c_base > 0.0, "c_base", "must be a finite number > 0")?;
+        check(finite_non_negative(self.fpu_reduction), "fpu_reduction", "must be a finite number ≥ 0")?;
+        check(finite_non_negative(self.root_fpu_reduction), "root_fpu_reduction", "must be a finite number ≥ 0")?;
+        check(self.leaves_per_tree >= 1, "leaves_per_tree", "must be at least 1")?;
+        check(finite_non_negative(self.virtual_loss), "virtual_loss", "must be a finite number ≥ 0")?;
+        for step in &self.temperature {
+            check(finite_non_negative(step.temperature), "temperature", "temperatures must be finite numbers ≥ 0")?;
+        }
+        if let Some(noise) = &self.dirichlet {
+            check(
+                noise.alpha_scale.is_finite() && noise.alpha_scale > 0.0,
+                "dirichlet.alpha_scale",
+                "must be a finite number > 0",
+            )?;
+            check((0.0..=1.0).contains(&noise.epsilon), "dirichlet.epsilon", "must be between 0 and 1")?;
+        }
+        if let Some(cap) = &self.playout_cap {
+            check((0.0..=1.0).contains(&cap.full_probability), "playout_cap.full_probability", "must be between 0 and 1")?;
+            check(cap.cheap_simulations >= 1, "playout_cap.cheap_simulations", "must be at least 1")?;
+        }
+        match &self.root_policy {
+            RootPolicy::Puct => {}
+            RootPolicy::Gumbel(g) => {
+                check(g.max_considered >= 1, "gumbel.max_considered", "must be at least 1")?;
+                check(finite_non_negative(g.c_visit), "gumbel.c_visit", "must be a finite number ≥ 0")?;
+                check(finite_non_negative(g.c_scale), "gumbel.c_scale", "must be a finite number ≥ 0")?;
+            }
+            RootPolicy::Ucb1 { exploration } => {
+                check(finite_non_negative(*exploration), "ucb1.exploration", "must be a finite number ≥ 0")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        assert_eq!(SearchConfig::default().validate(), Ok(()));
+        assert_eq!(SearchConfig::evaluation(10, RootPolicy::Gumbel(GumbelConfig::default())).validate(), Ok(()));
+    }
+
+    #[test]
+    fn temperature_schedule_takes_the_latest_step() {
+        let config = SearchConfig::default();
+        assert_eq!(config.temperature_at(0), 1.0);
+        assert_eq!(config.temperature_at(29), 1.0);
+        assert_eq!(config.temperature_at(30), 0.0);
+        assert_eq!(config.temperature_at(500), 0.0);
+        let unsorted = SearchConfig {
+            temperature: vec![
+                TemperatureStep { from_move: 10, temperature: 0.5 },
+                TemperatureStep { from_move: 4, temperature: 2.0 },
+            ],
+            ..SearchConfig::default()
+        };
+        assert_eq!(unsorted.temperature_at(3), 1.0);
+        assert_eq!(unsorted.temperature_at(4), 2.0);
+        assert_eq!(unsorted.temperature_at(12), 0.5);
+    }
+
+    #[test]
+    fn bad_settings_are_refused_with_their_field() {
+        let bad = SearchConfig { simulations: 0, ..SearchConfig::default() };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("simulations"));
+        let bad = SearchConfig { c_puct: f32::NAN, ..SearchConfig::default() };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("c_puct"));
+        let bad = SearchConfig {
+            dirichlet: Some(DirichletNoise { alpha_scale: 1.0, epsilon: 1.5 }),
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("dirichlet.epsilon"));
+        let bad = SearchConfig {
+            root_policy: RootPolicy::Gumbel(GumbelConfig { max_considered: 0, ..GumbelConfig::default() }),
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("gumbel.max_considered"));
+    }
+}

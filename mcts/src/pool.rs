@@ -1,0 +1,132 @@
+//! Many searches in lockstep, one evaluator call per step.
+//!
+//! Why: a network evaluates 256 positions in about the time it takes for one, so self-play
+//! plays many games at once and searches all their trees together. Each step every unfinished
+//! search gathers its next leaf (or a few, kept apart by virtual loss), all leaves go to the
+//! evaluator in ONE call, and every search backs up its own results. The descents and backups
+//! of different trees are independent, so they may run on rayon's threads; whether that pays
+//! depends on the game and the number of trees (see the `search` bench), hence the switch.
+use gipfzero_games::Game;
+use rayon::prelude::*;
+
+use crate::evaluator::{Batch, Evaluator};
+use crate::search::{Search, SearchError, SearchResult};
+
+/// Buffers of the lockstep loop, kept between runs to avoid reallocating.
+#[derive(Debug)]
+pub struct StepBuffers<G> {
+    batch: Batch<G>,
+    values: Vec<f32>,
+    policy: Vec<f32>,
+    /// Per search: where its leaves start in `values` and in `policy`.
+    offsets: Vec<(usize, usize)>,
+}
+
+impl<G> Default for StepBuffers<G> {
+    fn default() -> Self {
+        StepBuffers { batch: Batch::default(), values: Vec::new(), policy: Vec::new(), offsets: Vec::new() }
+    }
+}
+
+/// Runs one search in every element of `searches` together, evaluating all their leaves of a
+/// step in one evaluator call, and returns their results in order. With `parallel` the
+/// descents and backups of the trees run on rayon's thread pool; the results are the same
+/// either way (each tree has its own random stream).
+pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
+    searches: &mut [Search<G>],
+    evaluator: &E,
+    parallel: bool,
+    buffers: &mut StepBuffers<G>,
+) -> Result<Vec<SearchResult>, SearchError> {
+    for search in searches.iter_mut() {
+        search.begin()?;
+    }
+    loop {
+        if parallel {
+            searches.par_iter_mut().for_each(|s| s.gather());
+        } else {
+            searches.iter_mut().for_each(|s| s.gather());
+        }
+        let StepBuffers { batch, values, policy, offsets } = buffers;
+        batch.clear();
+        offsets.clear();
+        for search in searches.iter() {
+            offsets.push((batch.len(), batch.policy_len()));
+            batch.extend_from(search.batch());
+        }
+        if !batch.is_empty() {
+            values.clear();
+            values.resize(batch.len(), 0.0);
+            policy.clear();
+            policy.resize(batch.policy_len(), 0.0);
+            evaluator.evaluate(batch, values, policy)?;
+            let (values, policy) = (&values[..], &policy[..]);
+            let absorb = |(search, &(v, p)): (&mut Search<G>, &(usize, usize))| {
+                let leaves = search.batch().len();
+                let actions = search.batch().policy_len();
+                search.absorb(&values[v..v + leaves], &policy[p..p + actions])
+            };
+            if parallel {
+                searches.par_iter_mut().zip(offsets.par_iter()).try_for_each(absorb)?;
+            } else {
+                searches.iter_mut().zip(offsets.iter()).try_for_each(absorb)?;
+            }
+        }
+        if searches.iter().all(|s| s.is_done()) {
+            break;
+        }
+    }
+    Ok(searches.iter_mut().map(|s| s.finish()).collect())
+}
+
+/// A set of searches (one per game in play) run in lockstep against one evaluator.
+#[derive(Debug)]
+pub struct SearchPool<G: Game> {
+    searches: Vec<Search<G>>,
+    parallel: bool,
+    buffers: StepBuffers<G>,
+}
+
+impl<G: Game> Default for SearchPool<G> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<G: Game> SearchPool<G> {
+    /// An empty pool whose steps run on one thread.
+    pub fn new() -> Self {
+        SearchPool { searches: Vec::new(), parallel: false, buffers: StepBuffers::default() }
+    }
+
+    /// Whether descents and backups run on rayon's threads.
+    pub fn set_parallel(&mut self, parallel: bool) {
+        self.parallel = parallel;
+    }
+
+    pub fn push(&mut self, search: Search<G>) {
+        self.searches.push(search);
+    }
+
+    /// The searches, to advance them after a step or to remove finished games.
+    pub fn searches(&self) -> &[Search<G>] {
+        &self.searches
+    }
+
+    pub fn searches_mut(&mut self) -> &mut Vec<Search<G>> {
+        &mut self.searches
+    }
+
+    pub fn len(&self) -> usize {
+        self.searches.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.searches.is_empty()
+    }
+
+    /// One search in every tree; the results in the order of the searches.
+    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<Vec<SearchResult>, SearchError> {
+        run_lockstep(&mut self.searches, evaluator, self.parallel, &mut self.buffers)
+    }
+}

@@ -1,0 +1,421 @@
+//! The search against exact answers on Nim variants (see `gipfzero_mcts::testing`).
+use gipfzero_games::{Action, Game, Player, Status};
+use gipfzero_mcts::testing::{best_actions, solve, Nim, NimRules, PriorEvaluator, SolverEvaluator};
+use gipfzero_mcts::{
+    Batch, EvalError, Evaluator, GumbelConfig, PlayoutCap, RootPolicy, RolloutEvaluator, Search, SearchConfig,
+    SearchError, SearchPool, SearchResult, UniformEvaluator,
+};
+
+fn puct(simulations: u32) -> SearchConfig {
+    SearchConfig::evaluation(simulations, RootPolicy::Puct)
+}
+
+fn gumbel(simulations: u32, noise: bool) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        root_policy: RootPolicy::Gumbel(GumbelConfig { noise, ..GumbelConfig::default() }),
+        dirichlet: None,
+        ..SearchConfig::default()
+    }
+}
+
+fn search_once<E: Evaluator<Nim>>(position: Nim, config: SearchConfig, seed: u64, evaluator: &E) -> SearchResult {
+    Search::new(position, config, seed).unwrap().run(evaluator).unwrap()
+}
+
+fn slot(result: &SearchResult, action: Action) -> usize {
+    result.actions.iter().position(|&a| a == action).unwrap()
+}
+
+/// Minimax that assumes the players alternate after every action: the mistake the search must
+/// not make. Returns the value for the player to move.
+fn solve_alternating(position: &Nim) -> f32 {
+    if let Status::Over(outcome) = position.status() {
+        // The previous action's player took the last stone; under alternation that is the
+        // opponent of whoever "moves" now.
+        return if outcome == gipfzero_games::Outcome::Draw { 0.0 } else { -1.0 };
+    }
+    let mut actions = Vec::new();
+    position.legal_actions(&mut actions);
+    actions
+        .iter()
+        .map(|&a| {
+            let mut next = position.clone();
+            next.apply(a);
+            -solve_alternating(&next)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+fn best_actions_alternating(position: &Nim) -> Vec<Action> {
+    let target = solve_alternating(position);
+    let mut actions = Vec::new();
+    position.legal_actions(&mut actions);
+    actions
+        .into_iter()
+        .filter(|&a| {
+            let mut next = position.clone();
+            next.apply(a);
+            -solve_alternating(&next) == target
+        })
+        .collect()
+}
+
+/// Won positions (for the player to move) among piles 1..=max.
+fn won_piles(rules: NimRules, max: u8) -> Vec<u8> {
+    (1..=max).filter(|&pile| solve(&Nim::new(pile, rules)) == 1.0).collect()
+}
+
+#[test]
+fn puct_finds_the_winning_take_in_classic_nim() {
+    for pile in won_piles(NimRules::CLASSIC, 11) {
+        let position = Nim::new(pile, NimRules::CLASSIC);
+        let result = search_once(position.clone(), puct(1500), 1, &UniformEvaluator);
+        assert!(best_actions(&position).contains(&result.action), "pile {pile}: chose {:?}", result.action);
+        assert!(result.root_value > 0.0, "pile {pile}: root value {}", result.root_value);
+    }
+}
+
+#[test]
+fn gumbel_finds_the_winning_take_in_classic_nim() {
+    for pile in won_piles(NimRules::CLASSIC, 11) {
+        let position = Nim::new(pile, NimRules::CLASSIC);
+        for seed in 0..3 {
+            let result = search_once(position.clone(), gumbel(400, true), seed, &UniformEvaluator);
+            assert!(
+                best_actions(&position).contains(&result.action),
+                "pile {pile} seed {seed}: chose {:?}",
+                result.action
+            );
+        }
+    }
+}
+
+#[test]
+fn rollout_values_find_the_winning_take_too() {
+    let position = Nim::new(10, NimRules::CLASSIC);
+    let result = search_once(position.clone(), puct(300), 3, &RolloutEvaluator::new(4, 3));
+    assert_eq!(result.action, Nim::take(2));
+}
+
+#[test]
+fn visit_counts_follow_the_prior_when_values_are_equal() {
+    // A deep pile: no game end within reach, every value is 0, so PUCT's visits should be
+    // proportional to the priors (with no first-play penalty to distort them).
+    let prior = vec![0.6, 0.3, 0.1];
+    let config = SearchConfig { fpu_reduction: 0.0, root_fpu_reduction: 0.0, ..puct(3000) };
+    let result = search_once(Nim::new(250, NimRules::CLASSIC), config, 0, &PriorEvaluator { prior: prior.clone() });
+    let total: u32 = result.visits.iter().sum();
+    assert_eq!(total, 3000);
+    for (i, &p) in prior.iter().enumerate() {
+        let share = result.visits[i] as f32 / total as f32;
+        assert!((share - p).abs() < 0.02, "action {i}: share {share}, prior {p}");
+        assert!((result.policy_target[i] - share).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn several_actions_per_turn_are_backed_up_for_the_player_to_move() {
+    // Two takes of 1–2 per turn. From 4 the mover wins with 2+2 only; a search that flipped
+    // signs after every action would believe the second take is the opponent's and prefer 1.
+    let position = Nim::new(4, NimRules::DOUBLE);
+    assert_eq!(best_actions(&position), vec![Nim::take(2)]);
+    assert!(!best_actions_alternating(&position).contains(&Nim::take(2)), "the test must tell the two apart");
+    for config in [puct(400), gumbel(100, false)] {
+        let result = search_once(position.clone(), config, 0, &UniformEvaluator);
+        assert_eq!(result.action, Nim::take(2));
+        assert!(result.root_value > 0.5, "root value {}", result.root_value);
+    }
+    // Every won position up to 13 stones, compared with the exact answer.
+    let mut told_apart = 0;
+    for pile in won_piles(NimRules::DOUBLE, 13) {
+        let position = Nim::new(pile, NimRules::DOUBLE);
+        let best = best_actions(&position);
+        if best != best_actions_alternating(&position) {
+            told_apart += 1;
+        }
+        let result = search_once(position, puct(2000), 0, &UniformEvaluator);
+        assert!(best.contains(&result.action), "pile {pile}: chose {:?}, best {best:?}", result.action);
+    }
+    assert!(told_apart >= 3, "only {told_apart} positions where alternation errs");
+}
+
+#[test]
+fn a_second_turn_in_a_row_is_backed_up_for_the_same_player() {
+    // Bonus Nim: leaving a multiple of 5 gives the mover another turn, as DVONN's White moves
+    // twice at the phase change. Check the won positions where alternation gets it wrong.
+    let mut checked = 0;
+    for pile in won_piles(NimRules::BONUS, 13) {
+        let position = Nim::new(pile, NimRules::BONUS);
+        let best = best_actions(&position);
+        if best == best_actions_alternating(&position) {
+            continue;
+        }
+        checked += 1;
+        let result = search_once(position.clone(), puct(2000), 0, &UniformEvaluator);
+        assert!(best.contains(&result.action), "pile {pile}: chose {:?}, best {best:?}", result.action);
+        // Gumbel's sequential halving needs informative values at this budget; exact leaf
+        // values still go through the same backup, where a sign error would show.
+        let result = search_once(position.clone(), gumbel(24, false), 0, &SolverEvaluator);
+        assert!(best.contains(&result.action), "gumbel, pile {pile}: chose {:?}, best {best:?}", result.action);
+    }
+    assert!(checked >= 2, "only {checked} positions where alternation errs");
+}
+
+#[test]
+fn a_perfect_value_needs_no_deep_search() {
+    // With exact values, a handful of simulations is enough in every variant.
+    for rules in [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS] {
+        for pile in won_piles(rules, 20) {
+            let position = Nim::new(pile, rules);
+            let result = search_once(position.clone(), puct(30), 0, &SolverEvaluator);
+            assert!(best_actions(&position).contains(&result.action), "{rules:?} pile {pile}");
+        }
+    }
+}
+
+#[test]
+fn seeded_searches_are_deterministic() {
+    let noisy = SearchConfig { simulations: 200, ..SearchConfig::default() };
+    let capped = SearchConfig {
+        playout_cap: Some(PlayoutCap { full_probability: 0.5, cheap_simulations: 20 }),
+        ..noisy.clone()
+    };
+    for config in [noisy, capped, gumbel(64, true)] {
+        let run = |seed| {
+            let mut search = Search::new(Nim::new(30, NimRules::BONUS), config.clone(), seed).unwrap();
+            let mut results = Vec::new();
+            for _ in 0..6 {
+                let result = search.run(&RolloutEvaluator::new(1, 9)).unwrap();
+                search.advance(result.action).unwrap();
+                results.push(result);
+            }
+            results
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5), run(6), "the seed must matter");
+    }
+}
+
+#[test]
+fn gumbel_improved_policy_is_a_distribution_that_prefers_the_winning_take() {
+    // Pile 5: taking 1 wins, 2 and 3 lose.
+    let position = Nim::new(5, NimRules::CLASSIC);
+    for seed in 0..5 {
+        let result = search_once(position.clone(), gumbel(48, true), seed, &UniformEvaluator);
+        let sum: f32 = result.policy_target.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "sum {sum}");
+        let win = slot(&result, Nim::take(1));
+        for (i, &p) in result.policy_target.iter().enumerate() {
+            if i != win {
+                assert!(result.policy_target[win] > p, "seed {seed}: {:?}", result.policy_target);
+            }
+        }
+        assert!(result.policy_target[win] > 1.0 / 3.0);
+        assert_eq!(result.action, Nim::take(1));
+        assert_eq!(result.visits.iter().sum::<u32>(), 48);
+    }
+}
+
+#[test]
+fn gumbel_considers_only_m_actions() {
+    // m = 2 of 3 legal actions: one action is never visited.
+    let config = SearchConfig {
+        root_policy: RootPolicy::Gumbel(GumbelConfig { max_considered: 2, ..GumbelConfig::default() }),
+        ..gumbel(40, true)
+    };
+    let result = search_once(Nim::new(40, NimRules::CLASSIC), config, 4, &UniformEvaluator);
+    assert_eq!(result.visits.iter().filter(|&&v| v == 0).count(), 1, "{:?}", result.visits);
+    assert_eq!(result.visits.iter().sum::<u32>(), 40);
+}
+
+fn pool_positions() -> Vec<(Nim, u64)> {
+    vec![
+        (Nim::new(9, NimRules::CLASSIC), 1),
+        (Nim::new(13, NimRules::DOUBLE), 2),
+        (Nim::new(17, NimRules::BONUS), 3),
+        (Nim::new(6, NimRules::CLASSIC), 4),
+        (Nim::new(30, NimRules::BONUS), 5),
+    ]
+}
+
+#[test]
+fn lockstep_search_equals_searching_each_tree_alone() {
+    let evaluator = RolloutEvaluator::new(2, 11);
+    for config in [SearchConfig { simulations: 100, ..SearchConfig::default() }, gumbel(50, true)] {
+        // Alone, for three decisions each.
+        let mut alone = Vec::new();
+        for (position, seed) in pool_positions() {
+            let mut search = Search::new(position, config.clone(), seed).unwrap();
+            let mut results = Vec::new();
+            for _ in 0..3 {
+                if search.position().status().is_over() {
+                    break;
+                }
+                let result = search.run(&evaluator).unwrap();
+                search.advance(result.action).unwrap();
+                results.push(result);
+            }
+            alone.push(results);
+        }
+        for parallel in [false, true] {
+            let mut pool = SearchPool::new();
+            pool.set_parallel(parallel);
+            for (position, seed) in pool_positions() {
+                pool.push(Search::new(position, config.clone(), seed).unwrap());
+            }
+            let mut together: Vec<Vec<SearchResult>> = vec![Vec::new(); pool.len()];
+            for _ in 0..3 {
+                let results = pool.run(&evaluator).unwrap();
+                for (index, result) in results.into_iter().enumerate() {
+                    pool.searches_mut()[index].advance(result.action).unwrap();
+                    together[index].push(result);
+                }
+                if pool.searches().iter().any(|s| s.position().status().is_over()) {
+                    break;
+                }
+            }
+            for (i, results) in together.iter().enumerate() {
+                assert_eq!(&alone[i][..results.len()], &results[..], "tree {i}, parallel {parallel}");
+            }
+        }
+    }
+}
+
+#[test]
+fn several_leaves_per_tree_still_find_the_win() {
+    let config = SearchConfig { leaves_per_tree: 8, ..puct(1500) };
+    let position = Nim::new(7, NimRules::CLASSIC);
+    let result = search_once(position.clone(), config, 0, &UniformEvaluator);
+    assert_eq!(result.visits.iter().sum::<u32>(), 1500);
+    assert!(best_actions(&position).contains(&result.action));
+}
+
+#[test]
+fn tree_reuse_keeps_the_visits_of_the_subtree() {
+    let position = Nim::new(40, NimRules::CLASSIC);
+    let mut search = Search::new(position.clone(), puct(500), 0).unwrap();
+    let result = search.run(&UniformEvaluator).unwrap();
+    let kept = result.visits[slot(&result, result.action)];
+    assert!(kept > 0);
+    search.advance(result.action).unwrap();
+    assert_eq!(search.root_visits(), kept);
+    let next = search.run(&UniformEvaluator).unwrap();
+    assert_eq!(next.simulations, 500);
+    assert_eq!(search.root_visits(), kept + 500);
+    assert_eq!(next.to_move, Player::Two);
+
+    let mut fresh = Search::new(position, SearchConfig { reuse_tree: false, ..puct(500) }, 0).unwrap();
+    let result = fresh.run(&UniformEvaluator).unwrap();
+    fresh.advance(result.action).unwrap();
+    assert_eq!(fresh.root_visits(), 0);
+    fresh.run(&UniformEvaluator).unwrap();
+    // The fresh root's own evaluation plus the simulations.
+    assert_eq!(fresh.root_visits(), 501);
+}
+
+#[test]
+fn advancing_on_an_illegal_action_is_refused() {
+    let mut search = Search::new(Nim::new(2, NimRules::CLASSIC), puct(10), 0).unwrap();
+    assert_eq!(search.advance(Nim::take(3)), Err(SearchError::IllegalAction(2)));
+    search.run(&UniformEvaluator).unwrap();
+    assert_eq!(search.advance(Nim::take(3)), Err(SearchError::IllegalAction(2)));
+    assert_eq!(search.position().pile(), 2);
+}
+
+#[test]
+fn a_finished_game_has_nothing_to_search() {
+    let mut position = Nim::new(1, NimRules::CLASSIC);
+    position.apply(Nim::take(1));
+    let mut search = Search::new(position, puct(10), 0).unwrap();
+    assert_eq!(search.run(&UniformEvaluator).unwrap_err(), SearchError::GameOver);
+}
+
+struct Broken(f32);
+
+impl Evaluator<Nim> for Broken {
+    fn evaluate(&self, batch: &Batch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+        if self.0.is_infinite() {
+            return Err(EvalError("server gone".into()));
+        }
+        values.fill(self.0);
+        // Negative and NaN priors: the search must fall back to something sane.
+        for (i, p) in policy.iter_mut().enumerate() {
+            *p = if i % 2 == 0 { f32::NAN } else { -1.0 };
+        }
+        let _ = batch;
+        Ok(())
+    }
+}
+
+#[test]
+fn evaluator_failures_and_bad_values_are_errors_not_panics() {
+    let position = Nim::new(9, NimRules::CLASSIC);
+    let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
+    assert_eq!(search.run(&Broken(f32::INFINITY)).unwrap_err(), SearchError::Evaluator(EvalError("server gone".into())));
+    let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
+    assert!(matches!(search.run(&Broken(f32::NAN)), Err(SearchError::BadValue(_))));
+    // Broken priors but a finite value: uniform priors are used instead.
+    let mut search = Search::new(position, puct(20), 0).unwrap();
+    let result = search.run(&Broken(0.0)).unwrap();
+    assert_eq!(result.visits.iter().sum::<u32>(), 20);
+}
+
+#[test]
+fn playout_cap_marks_full_searches() {
+    let config = SearchConfig {
+        simulations: 100,
+        playout_cap: Some(PlayoutCap { full_probability: 0.3, cheap_simulations: 10 }),
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(Nim::new(200, NimRules::CLASSIC), config, 3).unwrap();
+    let (mut full, mut cheap) = (0, 0);
+    for _ in 0..60 {
+        let result = search.run(&UniformEvaluator).unwrap();
+        if result.full_search {
+            full += 1;
+            assert_eq!(result.simulations, 100);
+        } else {
+            cheap += 1;
+            assert_eq!(result.simulations, 10);
+        }
+        search.advance(result.action).unwrap();
+    }
+    assert!((8..=30).contains(&full), "{full} full searches of 60 at p = 0.3");
+    assert!(cheap > full);
+}
+
+#[test]
+fn temperature_one_samples_and_zero_takes_the_most_visited() {
+    let position = Nim::new(100, NimRules::CLASSIC);
+    let prior = PriorEvaluator { prior: vec![0.5, 0.3, 0.2] };
+    let sampling = SearchConfig { dirichlet: None, simulations: 100, ..SearchConfig::default() };
+    let mut chosen = [0u32; 3];
+    for seed in 0..200 {
+        let result = search_once(position.clone(), sampling.clone(), seed, &prior);
+        chosen[result.action.index()] += 1;
+    }
+    // Visit shares are about 0.5 / 0.3 / 0.2; sampling must pick every action.
+    assert!(chosen.iter().all(|&c| c >= 15), "{chosen:?}");
+    assert!(chosen[0] > chosen[2]);
+    for seed in 0..20 {
+        assert_eq!(search_once(position.clone(), puct(100), seed, &prior).action, Nim::take(1));
+    }
+}
+
+#[test]
+fn dirichlet_noise_changes_the_root_visits_only() {
+    let position = Nim::new(100, NimRules::CLASSIC);
+    let prior = PriorEvaluator { prior: vec![0.8, 0.1, 0.1] };
+    let quiet = search_once(position.clone(), puct(400), 0, &prior);
+    let noisy_config = SearchConfig {
+        dirichlet: Some(gipfzero_mcts::DirichletNoise { alpha_scale: 3.0, epsilon: 0.5 }),
+        ..puct(400)
+    };
+    let noisy: Vec<Vec<u32>> = (0..4).map(|seed| search_once(position.clone(), noisy_config.clone(), seed, &prior).visits).collect();
+    assert!(noisy.iter().any(|v| v != &quiet.visits));
+    assert!(noisy.iter().all(|v| v.iter().sum::<u32>() == 400));
+}
+
+// Reported in the docs; a regression here costs memory in every tree.
+const _: () = assert!(gipfzero_mcts::NODE_BYTES <= 40 && gipfzero_mcts::EDGE_BYTES <= 24);

@@ -1,0 +1,15 @@
+//! One module per subcommand.
+pub mod bench;
+pub mod evaluate;
+pub mod info;
+pub mod rules;
+
+/// Exit code for an error: 2 for a refused turn or record (the `gipfzero rules` contract),
+/// 1 for everything else.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|cause| cause.is::<gipfzero_games::RecordError>()) {
+        2
+    } else {
+        1
+    }
+}

@@ -1,0 +1,148 @@
+//! Smoke tests of the built `gipfzero` binary: it starts without LD_LIBRARY_PATH (the rpath
+//! from build.rs finds libtorch), reports the pinned libtorch, and the `rules` commands keep
+//! the contract of shared/rules/cli.md (formats and exit codes).
+use std::process::{Command, Output};
+
+fn gipfzero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gipfzero"))
+        .args(args)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("the gipfzero binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("utf-8 output")
+}
+
+#[test]
+fn info_runs_without_ld_library_path_and_reports_libtorch_2_11() {
+    let output = gipfzero(&["info"]);
+    assert!(output.status.success(), "info failed: {}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("libtorch 2.11.0"), "no libtorch 2.11.0 in:\n{text}");
+    assert!(text.contains("cuda: "), "no CUDA line in:\n{text}");
+    assert!(text.contains("threads: rayon"), "no thread line in:\n{text}");
+    for game in ["zertz", "dvonn", "lyngk"] {
+        assert!(text.contains(&format!("  {game}")), "{game} missing in:\n{text}");
+    }
+}
+
+#[test]
+fn binary_carries_an_rpath_to_libtorch_and_needs_libtorch() {
+    let output = Command::new("readelf")
+        .args(["-d", env!("CARGO_BIN_EXE_gipfzero")])
+        .output()
+        .expect("readelf (binutils) is installed");
+    let dynamic = stdout(&output);
+    let runpath = dynamic
+        .lines()
+        .find(|line| line.contains("(RUNPATH)") || line.contains("(RPATH)"))
+        .unwrap_or_else(|| panic!("no RUNPATH in:\n{dynamic}"));
+    assert!(runpath.contains("torch"), "RUNPATH does not point at libtorch: {runpath}");
+    assert!(
+        dynamic.contains("Shared library: [libtorch.so]"),
+        "libtorch.so is not NEEDED (was --no-as-needed lost?):\n{dynamic}"
+    );
+}
+
+#[test]
+fn rules_moves_prints_sorted_turns() {
+    let output = gipfzero(&["rules", "moves", "dvonn"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<String> = stdout(&output).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 49, "49 empty spaces at the start");
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted, "not in byte order");
+}
+
+#[test]
+fn rules_perft_counts_turn_sequences() {
+    let output = gipfzero(&["rules", "perft", "dvonn", "--depth", "2"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "2352\n");
+    let output = gipfzero(&["rules", "perft", "zertz", "--depth", "0"]);
+    assert_eq!(stdout(&output), "1\n");
+    let output = gipfzero(&["rules", "perft", "zertz", "--depth", "1"]);
+    assert_eq!(stdout(&output), "1944\n");
+}
+
+#[test]
+fn an_illegal_turn_exits_2_and_names_its_position_and_text() {
+    let output = gipfzero(&["rules", "moves", "dvonn", "--moves", "e3 e3"]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("turn 2") && message.contains("\"e3\""), "{message}");
+    let output = gipfzero(&["rules", "show", "zertz", "--moves", "Qd4,d1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("turn 1"), "{}", stderr(&output));
+}
+
+#[test]
+fn replay_reads_a_file_with_comments_and_reports_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("gipfzero-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    std::fs::write(&good, "# a DVONN opening\ne3 d4\nc3\n").unwrap();
+    let output = gipfzero(&["rules", "replay", "dvonn", good.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("to move: player 2"), "{text}");
+    assert!(text.contains("score: "), "{text}");
+
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "e3\n# comment\nd4 e3\n").unwrap();
+    let output = gipfzero(&["rules", "replay", "dvonn", bad.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("bad.txt:3") && message.contains("turn 3"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn random_games_are_reproducible_and_end_with_a_result() {
+    for game in ["zertz", "dvonn", "lyngk"] {
+        let first = gipfzero(&["rules", "random", game, "--seed", "5"]);
+        assert!(first.status.success(), "{game}: {}", stderr(&first));
+        let again = gipfzero(&["rules", "random", game, "--seed", "5"]);
+        assert_eq!(stdout(&first), stdout(&again), "{game} not reproducible");
+        let text = stdout(&first);
+        let turns: Vec<&str> = text.lines().collect();
+        assert!(turns.len() > 2, "{game}: too short:\n{text}");
+        // The record replays to a finished game.
+        let record = turns[..turns.len() - 1].join("\n");
+        let mut args = vec!["rules", "replay", game, "-"];
+        if game == "lyngk" {
+            args.extend(["--seed", "5"]);
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gipfzero"))
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(record.as_bytes()).unwrap();
+        let replayed = child.wait_with_output().unwrap();
+        assert!(replayed.status.success(), "{game}: record does not replay");
+        assert!(stdout(&replayed).contains("result: "), "{game}: replay not finished");
+    }
+}
+
+#[test]
+fn bad_options_are_refused_with_a_message() {
+    let output = gipfzero(&["rules", "moves", "dvonn", "--variant", "48"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("zertz only"), "{}", stderr(&output));
+    let output = gipfzero(&["rules", "moves", "zertz", "--variant", "49"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = gipfzero(&["rules", "moves", "lyngk", "--setup", "IBR"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = gipfzero(&["rules", "moves", "chess"]);
+    assert_ne!(output.status.code(), Some(0));
+}
