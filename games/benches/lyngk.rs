@@ -13,8 +13,9 @@ fn mean_actions_per_game() -> u64 {
     let mut rng = SplitMix64::new(1);
     let mut buffer = Vec::new();
     let games = 2000;
-    let total: usize = (0..games as u64).map(|s| random_playout(&mut Lyngk::from_seed(s), &mut rng, &mut buffer)).sum();
-    (total / games) as u64
+    let total: u64 =
+        (0..games).map(|s| random_playout(&mut Lyngk::from_seed(s), &mut rng, &mut buffer).actions).sum();
+    total / games
 }
 
 fn bench(c: &mut Criterion) {
@@ -29,7 +30,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % starts.len();
             let mut position = starts[i].clone();
-            black_box(random_playout(&mut position, &mut rng, &mut buffer))
+            black_box(random_playout(&mut position, &mut rng, &mut buffer).actions)
         })
     });
 

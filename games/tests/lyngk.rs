@@ -174,6 +174,8 @@ fn seeded_set_up_is_the_documented_shuffle() {
     // Pinned after checking the line above against docs/games/lyngk.md.
     assert_eq!(Lyngk::from_seed(0).setup_string(), "BRKGBRWIWRIIWGBKIBGKRKGGIRKBRGRGBKBGIBIKIRK");
     assert_ne!(Lyngk::from_seed(1).setup_string(), Lyngk::from_seed(0).setup_string());
+    let any = p1("e1=R e2=I", ["R", ""]);
+    assert_eq!(any.seeded_start(42), Lyngk::from_seed(42));
 }
 
 #[test]

@@ -91,6 +91,11 @@ impl Game for Lyngk {
         Lyngk::parse_turn(self, text)
     }
 
+    /// A fresh game on the set-up drawn from `seed` (see [`Lyngk::from_seed`]).
+    fn seeded_start(&self, seed: u64) -> Self {
+        Lyngk::from_seed(seed)
+    }
+
     fn encode(&self, out: &mut [f32]) {
         observation::encode(self, out)
     }

@@ -1,7 +1,7 @@
 //! The LYNGK position and its rules: who may move what, where a line ends, LYNGK chains,
 //! claims, 5-stacks, passes and the end of the game.
 //!
-//! Move generation is one small recursion, [`Lyngk::line_completes`] / `collect_paths`: follow
+//! Move generation is one small recursion (`line_completes` / `collect_paths`): follow
 //! a line to the first occupied point; a point topped by the moving colour (when the mover
 //! owns it) is a LYNGK point and the recursion fans out in six directions from it, anything
 //! else is a landing or a dead end. The legal actions offer a start or a continuation only
