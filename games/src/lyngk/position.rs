@@ -283,17 +283,27 @@ impl Lyngk {
     /// Whether the line from `from` in `dir` leads to at least one complete move for `moving`
     /// (owned by the mover when `own`), with the LYNGK points `used` already spent. `occupied`
     /// excludes the vacated origin.
+    ///
+    /// Inlined into the loops over origins and directions, where almost every line ends in a
+    /// landing or nothing; only a LYNGK point pays for a call.
+    #[inline(always)]
     fn line_completes(&self, occupied: u64, from: Point, dir: Direction, moving: Stack, own: bool, used: u64) -> bool {
         let Some(point) = first_occupied(occupied, from, dir) else { return false };
         let target = self.stacks[point.index()];
         if own && target.top() == moving.top() {
-            if used & point.bit() != 0 {
-                return false;
-            }
-            let used = used | point.bit();
-            return Direction::ALL.iter().any(|&d| self.line_completes(occupied, point, d, moving, own, used));
+            return self.chain_completes(occupied, point, moving, used);
         }
         can_land(moving, target, own)
+    }
+
+    /// Whether a move of the owned `moving` goes on to completion from LYNGK point `point`.
+    #[inline(never)]
+    fn chain_completes(&self, occupied: u64, point: Point, moving: Stack, used: u64) -> bool {
+        if used & point.bit() != 0 {
+            return false;
+        }
+        let used = used | point.bit();
+        Direction::ALL.iter().any(|&d| self.line_completes(occupied, point, d, moving, true, used))
     }
 
     /// Pushes every complete path that continues `path` along the line from its last point.
