@@ -305,6 +305,10 @@ fn inside_a_chain_only_continuations_with_a_complete_move_are_offered() {
     assert!(continuations.contains(&Step::Continue(Direction::ALL[0]).action()));
     assert!(!continuations.contains(&Step::Continue(Direction::ALL[2]).action()), "f2 leads nowhere");
     assert!(actions.iter().all(|a| matches!(Step::from_action(*a), Some(Step::Continue(_)))));
+    // Turns are only listed and read at a turn start.
+    assert!(moves(&inside).is_empty());
+    assert!(illegal(&inside, "e3-e5").contains("under way"));
+    assert_eq!(inside.status(), Status::Ongoing);
 }
 
 #[test]
