@@ -12,7 +12,7 @@ fn mean_actions_per_game() -> u64 {
     let mut rng = SplitMix64::new(1);
     let mut buffer = Vec::new();
     let games = 2000;
-    let total: usize = (0..games).map(|_| random_playout(&mut Dvonn::new(), &mut rng, &mut buffer)).sum();
+    let total: u64 = (0..games).map(|_| random_playout(&mut Dvonn::new(), &mut rng, &mut buffer).actions).sum();
     (total / games) as u64
 }
 
