@@ -236,9 +236,12 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     }
 }
 
+/// The `rollout:<sims>` baseline player (see [`rollout_agent`]).
+pub type RolloutAgent<G> = MctsAgent<G, RolloutEvaluator>;
+
 /// The `rollout:<sims>` baseline: UCT (UCB1, c = √2 on values in [-1, 1]) with one random
 /// playout per leaf, the most visited action, no noise, no tree reuse across turns.
-pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<MctsAgent<G, RolloutEvaluator>, ConfigError> {
+pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<RolloutAgent<G>, ConfigError> {
     let config = SearchConfig {
         reuse_tree: false,
         ..SearchConfig::evaluation(simulations, RootPolicy::Ucb1 { exploration: std::f32::consts::SQRT_2 })

@@ -68,7 +68,7 @@ impl Default for DirichletNoise {
 
 /// Playout-cap randomisation (KataGo, Wu 2019): only some moves get the full budget and yield
 /// policy targets; the others are searched cheaply, which buys more games per hour for the
-/// value target.
+/// value target. As in KataGo, cheap searches get no root noise: they play their best move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayoutCap {
     /// Probability that a move gets the full budget ([`SearchConfig::simulations`]).

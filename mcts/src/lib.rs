@@ -50,6 +50,7 @@ mod tree;
 
 pub use agent::{
     parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent, RandomAgent,
+    RolloutAgent,
 };
 pub use arena::{play_game, play_match, MatchError, MatchScore, PlayedGame};
 pub use config::{ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep};

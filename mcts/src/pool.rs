@@ -41,9 +41,12 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
     for search in searches.iter_mut() {
         search.begin()?;
     }
+    // One chunk of trees per thread: a descent takes a microsecond or two, far less than what
+    // rayon pays to hand out a task, so per-tree tasks would cost more than they save.
+    let chunk = searches.len().div_ceil(rayon::current_num_threads()).max(1);
     loop {
         if parallel {
-            searches.par_iter_mut().for_each(|s| s.gather());
+            searches.par_chunks_mut(chunk).for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
         } else {
             searches.iter_mut().for_each(|s| s.gather());
         }
@@ -67,7 +70,10 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
                 search.absorb(&values[v..v + leaves], &policy[p..p + actions])
             };
             if parallel {
-                searches.par_iter_mut().zip(offsets.par_iter()).try_for_each(absorb)?;
+                searches
+                    .par_chunks_mut(chunk)
+                    .zip(offsets.par_chunks(chunk))
+                    .try_for_each(|(trees, offsets)| trees.iter_mut().zip(offsets).try_for_each(absorb))?;
             } else {
                 searches.iter_mut().zip(offsets.iter()).try_for_each(absorb)?;
             }

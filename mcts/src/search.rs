@@ -287,8 +287,7 @@ impl<G: Game> Search<G> {
         self.started = 0;
         self.completed = 0;
         self.prepared = false;
-        self.pending.clear();
-        self.batch.clear();
+        self.abandon_pending();
         if self.tree.node(Tree::ROOT).kind == NodeKind::Expanded {
             self.prepare_root();
         }
@@ -341,8 +340,7 @@ impl<G: Game> Search<G> {
     /// Collects up to `leaves_per_tree` leaves into [`Search::batch`]; leaves that are game ends
     /// are backed up at once. Gathers nothing when the search is done.
     pub fn gather(&mut self) {
-        self.batch.clear();
-        self.pending.clear();
+        self.abandon_pending();
         match self.tree.node(Tree::ROOT).kind {
             NodeKind::Unexpanded => {
                 // A fresh root is evaluated before the simulations start (not one of them).
@@ -363,6 +361,20 @@ impl<G: Game> Search<G> {
                 break;
             }
         }
+    }
+
+    /// Takes back the leaves of a step whose evaluation never came (the evaluator failed), so
+    /// that the tree is consistent and they can be chosen again.
+    fn abandon_pending(&mut self) {
+        let virtual_loss = self.config.virtual_loss;
+        for &node in &self.pending {
+            if self.tree.node(node).kind == NodeKind::Pending {
+                self.tree.node_mut(node).kind = NodeKind::Unexpanded;
+                self.tree.undo_descent(node, virtual_loss);
+            }
+        }
+        self.pending.clear();
+        self.batch.clear();
     }
 
     /// One descent from the root. Returns false on a collision with a leaf already waiting.

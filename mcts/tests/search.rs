@@ -355,6 +355,10 @@ fn evaluator_failures_and_bad_values_are_errors_not_panics() {
     assert_eq!(search.run(&Broken(f32::INFINITY)).unwrap_err(), SearchError::Evaluator(EvalError("server gone".into())));
     let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
     assert!(matches!(search.run(&Broken(f32::NAN)), Err(SearchError::BadValue(_))));
+    // The failed step is taken back: the same search runs again with a working evaluator.
+    let result = search.run(&UniformEvaluator).unwrap();
+    assert_eq!(result.visits.iter().sum::<u32>(), 20);
+    assert_eq!(search.root_visits(), 21);
     // Broken priors but a finite value: uniform priors are used instead.
     let mut search = Search::new(position, puct(20), 0).unwrap();
     let result = search.run(&Broken(0.0)).unwrap();
