@@ -82,7 +82,7 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
             break;
         }
     }
-    Ok(searches.iter_mut().map(|s| s.finish()).collect())
+    searches.iter_mut().map(|s| s.finish()).collect()
 }
 
 /// A set of searches (one per game in play) run in lockstep against one evaluator.

@@ -30,6 +30,8 @@ pub enum SearchError {
     IllegalAction(u16),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error("the search has not finished: its root was never evaluated")]
+    Unfinished,
 }
 
 /// What a search found about its root: the training targets and the decision.
@@ -248,6 +250,9 @@ impl<G: Game> Search<G> {
 
     /// Starts again from `position` with an empty tree (a new game), keeping the buffers.
     pub fn reset(&mut self, position: G) {
+        // The waiting leaves (if an evaluation failed) belong to the tree being dropped.
+        self.pending.clear();
+        self.batch.clear();
         self.tree.reset(position.to_move());
         self.position = position;
         self.move_number = 0;
@@ -568,8 +573,11 @@ impl<G: Game> Search<G> {
     }
 
     /// The result of the finished search: targets, value and the action chosen.
-    pub fn finish(&mut self) -> SearchResult {
+    pub fn finish(&mut self) -> Result<SearchResult, SearchError> {
         let root = *self.tree.node(Tree::ROOT);
+        if !self.prepared || root.kind != NodeKind::Expanded || root.edge_count == 0 {
+            return Err(SearchError::Unfinished);
+        }
         let edges = self.tree.edges_of(Tree::ROOT);
         let actions: Vec<Action> = edges.iter().map(|e| e.action).collect();
         let visits: Vec<u32> = edges.iter().map(|e| e.visits).collect();
@@ -603,7 +611,7 @@ impl<G: Game> Search<G> {
                 (target, self.pick_by_visits(temperature), mean_value)
             }
         };
-        SearchResult {
+        Ok(SearchResult {
             to_move: root.to_move,
             action: actions[slot],
             actions,
@@ -612,7 +620,7 @@ impl<G: Game> Search<G> {
             root_value,
             full_search: self.full_search,
             simulations: self.completed,
-        }
+        })
     }
 
     /// A root edge slot chosen from the visit counts at `temperature` (0: the most visited,
@@ -659,11 +667,11 @@ impl<G: Game> Search<G> {
             }
             None
         };
+        self.abandon_pending();
         self.position.apply(action);
         self.move_number += 1;
         self.root_noised = false;
         self.prepared = false;
-        self.pending.clear();
         let to_move = self.position.to_move();
         match edge {
             Some(edge) if self.config.reuse_tree => {
