@@ -10,14 +10,18 @@ use gipfzero_mcts::{GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, 
 
 const SIMULATIONS: u32 = 400;
 
-fn pool(trees: usize, config: &SearchConfig, parallel: bool) -> SearchPool<Nim> {
+fn pool(trees: usize, config: &SearchConfig, parallel: bool, rules: NimRules) -> SearchPool<Nim> {
     let mut pool = SearchPool::new();
     pool.set_parallel(parallel);
     for i in 0..trees {
-        pool.push(Search::new(Nim::new(200, NimRules::DOUBLE), config.clone(), i as u64).expect("valid config"));
+        pool.push(Search::new(Nim::new(200, rules), config.clone(), i as u64).expect("valid config"));
     }
     pool
 }
+
+/// Nim whose move generator costs about as much as a real engine's (a few microseconds),
+/// where spreading descents over threads has something to gain.
+const HEAVY: NimRules = NimRules { work: 2000, ..NimRules::DOUBLE };
 
 fn lockstep(c: &mut Criterion) {
     let puct = SearchConfig { simulations: SIMULATIONS, reuse_tree: false, ..SearchConfig::default() };
@@ -46,12 +50,25 @@ fn lockstep(c: &mut Criterion) {
                 let id = BenchmarkId::new(format!("{name}/{}", if parallel { "rayon" } else { "single" }), trees);
                 group.bench_function(id, |b| {
                     b.iter_batched(
-                        || pool(trees, config, parallel),
+                        || pool(trees, config, parallel, NimRules::DOUBLE),
                         |mut pool| black_box(pool.run(&UniformEvaluator).expect("search runs")),
                         criterion::BatchSize::LargeInput,
                     )
                 });
             }
+        }
+    }
+    for trees in [16usize, 64] {
+        for parallel in [false, true] {
+            group.throughput(Throughput::Elements(trees as u64 * SIMULATIONS as u64));
+            let id = BenchmarkId::new(format!("heavy/{}", if parallel { "rayon" } else { "single" }), trees);
+            group.bench_function(id, |b| {
+                b.iter_batched(
+                    || pool(trees, &puct, parallel, HEAVY),
+                    |mut pool| black_box(pool.run(&UniformEvaluator).expect("search runs")),
+                    criterion::BatchSize::LargeInput,
+                )
+            });
         }
     }
     group.finish();

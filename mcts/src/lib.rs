@@ -16,6 +16,9 @@
 //!   Dirichlet noise, or Gumbel AlphaZero (Gumbel-top-k, sequential halving, completed Q,
 //!   improved policy targets); playout-cap randomisation; tree reuse; temperature schedules.
 //!   All settings are in [`SearchConfig`].
+//! - **Small nodes.** The tree is two arenas indexed by `u32`: a node takes [`NODE_BYTES`]
+//!   (32) bytes and each of its legal actions an edge of [`EDGE_BYTES`] (20) bytes, created
+//!   when the node is evaluated; positions are not stored but replayed from the root.
 //! - **Reproducible.** Every random draw (noise, temperature, playout cap, baselines) comes
 //!   from [`gipfzero_games::SplitMix64`] streams seeded by the caller.
 //!

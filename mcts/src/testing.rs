@@ -24,16 +24,19 @@ pub struct NimRules {
     /// When a turn leaves a pile that is a positive multiple of this, the same player plays the
     /// next turn too (0: never).
     pub bonus_every: u8,
+    /// Busy work (rounds of a hash) done by every `legal_actions` call, to give benchmarks a
+    /// move generator as costly as a real engine's. 0 for the tests.
+    pub work: u32,
 }
 
 impl NimRules {
     /// Classic subtraction Nim: take 1–3, one take per turn, players alternate. A pile that is
     /// a multiple of 4 is lost for the player to move.
-    pub const CLASSIC: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 0 };
+    pub const CLASSIC: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 0, work: 0 };
     /// A turn is two takes of 1–2 stones by the same player.
-    pub const DOUBLE: NimRules = NimRules { max_take: 2, actions_per_turn: 2, bonus_every: 0 };
+    pub const DOUBLE: NimRules = NimRules { max_take: 2, actions_per_turn: 2, bonus_every: 0, work: 0 };
     /// Take 1–3; a turn leaving a multiple of 5 earns another turn.
-    pub const BONUS: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 5 };
+    pub const BONUS: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 5, work: 0 };
 }
 
 static NIM_SPEC: Spec = Spec {
@@ -115,6 +118,14 @@ impl Game for Nim {
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
+        if self.rules.work > 0 {
+            let mut rng = gipfzero_games::SplitMix64::new(self.pile as u64);
+            let mut mix = 0;
+            for _ in 0..self.rules.work {
+                mix ^= rng.next_u64();
+            }
+            std::hint::black_box(mix);
+        }
         if self.winner.is_none() {
             out.extend((1..=self.rules.max_take.min(self.pile)).map(Nim::take));
         }

@@ -423,3 +423,37 @@ fn dirichlet_noise_changes_the_root_visits_only() {
 
 // Reported in the docs; a regression here costs memory in every tree.
 const _: () = assert!(gipfzero_mcts::NODE_BYTES <= 40 && gipfzero_mcts::EDGE_BYTES <= 24);
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn every_search_gives_a_legal_action_and_a_distribution(
+        pile in 1u8..60,
+        variant in 0usize..3,
+        policy in 0usize..3,
+        simulations in 1u32..80,
+        leaves in 1u32..5,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let rules = [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS][variant];
+        let root_policy = [
+            RootPolicy::Puct,
+            RootPolicy::Gumbel(GumbelConfig::default()),
+            RootPolicy::Ucb1 { exploration: 1.0 },
+        ][policy].clone();
+        let config = SearchConfig { simulations, root_policy, leaves_per_tree: leaves, ..SearchConfig::default() };
+        let position = Nim::new(pile, rules);
+        let mut search = Search::new(position.clone(), config, seed).unwrap();
+        let result = search.run(&RolloutEvaluator::new(1, seed)).unwrap();
+        let mut legal = Vec::new();
+        position.legal_actions(&mut legal);
+        proptest::prop_assert_eq!(&result.actions, &legal);
+        proptest::prop_assert!(legal.contains(&result.action));
+        proptest::prop_assert_eq!(result.visits.iter().sum::<u32>(), simulations);
+        proptest::prop_assert_eq!(result.simulations, simulations);
+        let sum: f32 = result.policy_target.iter().sum();
+        proptest::prop_assert!((sum - 1.0).abs() < 1e-4);
+        proptest::prop_assert!((-1.0..=1.0).contains(&result.root_value));
+        search.advance(result.action).unwrap();
+    }
+}
