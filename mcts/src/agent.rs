@@ -181,6 +181,10 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
                         }
                     }
                 }
+                // Hashes may collide: make sure the tree really stands on `position`.
+                if found && format!("{:?}", search.position()) != format!("{position:?}") {
+                    found = false;
+                }
                 if !found {
                     let move_number = search.move_number() + 1;
                     search.reset(position.clone());

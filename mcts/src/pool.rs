@@ -139,7 +139,9 @@ impl<G: Game> SearchPool<G> {
         self.searches.is_empty()
     }
 
-    /// One search in every tree; the results in the order of the searches.
+    /// One search in every tree; the results in the order of the searches. Every search must
+    /// stand on an unfinished game (remove finished ones first), else the run fails with
+    /// [`SearchError::GameOver`] before any work is done.
     pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<Vec<SearchResult>, SearchError> {
         run_lockstep(&mut self.searches, evaluator, self.parallel, &mut self.buffers)
     }
