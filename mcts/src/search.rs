@@ -702,6 +702,30 @@ mod tests {
     }
 
     #[test]
+    fn completed_q_mixes_the_raw_value_with_the_visited_q() {
+        // Root raw value 0.2; edge 0 visited twice (Q 0.6), edge 1 once (Q -0.4), edge 2 never.
+        let mut tree = Tree::new(Player::One);
+        tree.expand(Tree::ROOT, &[Action(0), Action(1), Action(2)], &[0.5, 0.3, 0.2], 0.2);
+        for (edge, value) in [(0, 0.6), (0, 0.6), (1, -0.4)] {
+            let child = tree.child(Tree::ROOT, edge, Player::One);
+            tree.enter(edge, 1.0);
+            tree.backup(child, value, 1.0);
+        }
+        let mut out = Vec::new();
+        assert_eq!(completed_q(&tree, Tree::ROOT, &mut out), 2);
+        // v_mix = (0.2 + 3 · (0.5·0.6 + 0.3·(-0.4)) / 0.8) / 4 = 0.21875.
+        let expected = [0.6, -0.4, 0.21875];
+        for (got, want) in out.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-6, "{out:?}");
+        }
+        // Rescaled to [0, 1] by min -0.4 and max 0.6, then times (50 + 2) · 0.1.
+        sigma(&mut out, 2, &GumbelConfig::default());
+        for (got, want) in out.iter().zip([5.2, 0.0, 0.61875 * 5.2]) {
+            assert!((got - want).abs() < 1e-5, "{out:?}");
+        }
+    }
+
+    #[test]
     fn softmax_is_a_distribution() {
         let mut x = vec![1.0, 2.0, MIN_LOGIT, 0.5];
         softmax(&mut x);

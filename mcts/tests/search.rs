@@ -408,7 +408,7 @@ fn temperature_one_samples_and_zero_takes_the_most_visited() {
 }
 
 #[test]
-fn dirichlet_noise_changes_the_root_visits_only() {
+fn dirichlet_noise_changes_the_root_visits() {
     let position = Nim::new(100, NimRules::CLASSIC);
     let prior = PriorEvaluator { prior: vec![0.8, 0.1, 0.1] };
     let quiet = search_once(position.clone(), puct(400), 0, &prior);
@@ -456,4 +456,18 @@ proptest::proptest! {
         proptest::prop_assert!((-1.0..=1.0).contains(&result.root_value));
         search.advance(result.action).unwrap();
     }
+}
+
+#[test]
+fn first_play_urgency_holds_back_unvisited_actions() {
+    // Values are all 0. With a large reduction an unvisited action is valued far below the
+    // root (0 − 2·sqrt(0.98)), so the low-prior actions are never tried in 500 simulations;
+    // without it they are.
+    let prior = PriorEvaluator { prior: vec![0.98, 0.01, 0.01] };
+    let position = Nim::new(200, NimRules::CLASSIC);
+    let harsh = SearchConfig { root_fpu_reduction: 2.0, ..puct(500) };
+    assert_eq!(search_once(position.clone(), harsh, 0, &prior).visits, vec![500, 0, 0]);
+    let lenient = SearchConfig { root_fpu_reduction: 0.0, ..puct(500) };
+    let visits = search_once(position, lenient, 0, &prior).visits;
+    assert!(visits[1] > 0 && visits[2] > 0, "{visits:?}");
 }
