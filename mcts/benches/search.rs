@@ -6,7 +6,10 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gipfzero_mcts::testing::{Nim, NimRules};
-use gipfzero_mcts::{GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator, EDGE_BYTES, NODE_BYTES};
+use gipfzero_mcts::{
+    GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator, EDGE_BYTES,
+    NODE_BYTES,
+};
 
 const SIMULATIONS: u32 = 400;
 
@@ -14,24 +17,34 @@ fn pool(trees: usize, config: &SearchConfig, parallel: bool, rules: NimRules) ->
     let mut pool = SearchPool::new();
     pool.set_parallel(parallel);
     for i in 0..trees {
-        pool.push(Search::new(Nim::new(200, rules), config.clone(), i as u64).expect("valid config"));
+        pool.push(
+            Search::new(Nim::new(200, rules), config.clone(), i as u64).expect("valid config"),
+        );
     }
     pool
 }
 
 /// Nim whose move generator costs about as much as a real engine's (a few microseconds),
 /// where spreading descents over threads has something to gain.
-const HEAVY: NimRules = NimRules { work: 2000, ..NimRules::DOUBLE };
+const HEAVY: NimRules = NimRules {
+    work: 2000,
+    ..NimRules::DOUBLE
+};
 
 fn lockstep(c: &mut Criterion) {
-    let puct = SearchConfig { simulations: SIMULATIONS, reuse_tree: false, ..SearchConfig::default() };
+    let puct = SearchConfig {
+        simulations: SIMULATIONS,
+        reuse_tree: false,
+        ..SearchConfig::default()
+    };
     let gumbel = SearchConfig {
         root_policy: RootPolicy::Gumbel(GumbelConfig::default()),
         dirichlet: None,
         ..puct.clone()
     };
     // Memory: bytes per node, measured on one finished search.
-    let mut search = Search::new(Nim::new(200, NimRules::DOUBLE), puct.clone(), 0).expect("valid config");
+    let mut search =
+        Search::new(Nim::new(200, NimRules::DOUBLE), puct.clone(), 0).expect("valid config");
     search.run(&UniformEvaluator).expect("search runs");
     let (nodes, edges) = search.tree_size();
     println!(
@@ -47,7 +60,10 @@ fn lockstep(c: &mut Criterion) {
                     continue;
                 }
                 group.throughput(Throughput::Elements(trees as u64 * SIMULATIONS as u64));
-                let id = BenchmarkId::new(format!("{name}/{}", if parallel { "rayon" } else { "single" }), trees);
+                let id = BenchmarkId::new(
+                    format!("{name}/{}", if parallel { "rayon" } else { "single" }),
+                    trees,
+                );
                 group.bench_function(id, |b| {
                     b.iter_batched(
                         || pool(trees, config, parallel, NimRules::DOUBLE),
@@ -61,7 +77,10 @@ fn lockstep(c: &mut Criterion) {
     for trees in [16usize, 64] {
         for parallel in [false, true] {
             group.throughput(Throughput::Elements(trees as u64 * SIMULATIONS as u64));
-            let id = BenchmarkId::new(format!("heavy/{}", if parallel { "rayon" } else { "single" }), trees);
+            let id = BenchmarkId::new(
+                format!("heavy/{}", if parallel { "rayon" } else { "single" }),
+                trees,
+            );
             group.bench_function(id, |b| {
                 b.iter_batched(
                     || pool(trees, &puct, parallel, HEAVY),

@@ -52,11 +52,14 @@ pub mod testing;
 mod tree;
 
 pub use agent::{
-    parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent, RandomAgent,
-    RolloutAgent,
+    parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent,
+    RandomAgent, RolloutAgent,
 };
 pub use arena::{play_game, play_match, MatchError, MatchScore, PlayedGame};
-pub use config::{ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep};
+pub use config::{
+    ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig,
+    TemperatureStep,
+};
 pub use evaluator::{Batch, EvalError, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use pool::{run_lockstep, SearchPool, StepBuffers};
 pub use search::{Search, SearchError, SearchResult};

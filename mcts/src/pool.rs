@@ -32,7 +32,12 @@ pub struct StepBuffers<G> {
 
 impl<G> Default for StepBuffers<G> {
     fn default() -> Self {
-        StepBuffers { batch: Batch::default(), values: Vec::new(), policy: Vec::new(), offsets: Vec::new() }
+        StepBuffers {
+            batch: Batch::default(),
+            values: Vec::new(),
+            policy: Vec::new(),
+            offsets: Vec::new(),
+        }
     }
 }
 
@@ -54,11 +59,18 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
     let chunk = searches.len().div_ceil(rayon::current_num_threads()).max(1);
     loop {
         if parallel {
-            searches.par_chunks_mut(chunk).for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
+            searches
+                .par_chunks_mut(chunk)
+                .for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
         } else {
             searches.iter_mut().for_each(|s| s.gather());
         }
-        let StepBuffers { batch, values, policy, offsets } = buffers;
+        let StepBuffers {
+            batch,
+            values,
+            policy,
+            offsets,
+        } = buffers;
         batch.clear();
         offsets.clear();
         for search in searches.iter() {
@@ -81,9 +93,14 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
                 searches
                     .par_chunks_mut(chunk)
                     .zip(offsets.par_chunks(chunk))
-                    .try_for_each(|(trees, offsets)| trees.iter_mut().zip(offsets).try_for_each(absorb))?;
+                    .try_for_each(|(trees, offsets)| {
+                        trees.iter_mut().zip(offsets).try_for_each(absorb)
+                    })?;
             } else {
-                searches.iter_mut().zip(offsets.iter()).try_for_each(absorb)?;
+                searches
+                    .iter_mut()
+                    .zip(offsets.iter())
+                    .try_for_each(absorb)?;
             }
         }
         if searches.iter().all(|s| s.is_done()) {
@@ -110,7 +127,11 @@ impl<G: Game> Default for SearchPool<G> {
 impl<G: Game> SearchPool<G> {
     /// An empty pool whose steps run on one thread.
     pub fn new() -> Self {
-        SearchPool { searches: Vec::new(), parallel: false, buffers: StepBuffers::default() }
+        SearchPool {
+            searches: Vec::new(),
+            parallel: false,
+            buffers: StepBuffers::default(),
+        }
     }
 
     /// Whether descents and backups run on rayon's threads.
@@ -142,7 +163,15 @@ impl<G: Game> SearchPool<G> {
     /// One search in every tree; the results in the order of the searches. Every search must
     /// stand on an unfinished game (remove finished ones first), else the run fails with
     /// [`SearchError::GameOver`] before any work is done.
-    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<Vec<SearchResult>, SearchError> {
-        run_lockstep(&mut self.searches, evaluator, self.parallel, &mut self.buffers)
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<Vec<SearchResult>, SearchError> {
+        run_lockstep(
+            &mut self.searches,
+            evaluator,
+            self.parallel,
+            &mut self.buffers,
+        )
     }
 }
