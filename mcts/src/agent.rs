@@ -65,7 +65,9 @@ pub struct RandomAgent {
 
 impl RandomAgent {
     pub fn new(seed: u64) -> Self {
-        RandomAgent { rng: SplitMix64::new(seed) }
+        RandomAgent {
+            rng: SplitMix64::new(seed),
+        }
     }
 }
 
@@ -93,7 +95,9 @@ pub struct GreedyAgent {
 
 impl GreedyAgent {
     pub fn new(seed: u64) -> Self {
-        GreedyAgent { rng: SplitMix64::new(seed) }
+        GreedyAgent {
+            rng: SplitMix64::new(seed),
+        }
     }
 }
 
@@ -142,9 +146,22 @@ pub struct MctsAgent<G: Game, E> {
 }
 
 impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
-    pub fn new(name: impl Into<String>, evaluator: E, config: SearchConfig, seed: u64) -> Result<Self, ConfigError> {
+    pub fn new(
+        name: impl Into<String>,
+        evaluator: E,
+        config: SearchConfig,
+        seed: u64,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
-        Ok(MctsAgent { name: name.into(), evaluator, config, seed, games: 0, search: None, last_results: Vec::new() })
+        Ok(MctsAgent {
+            name: name.into(),
+            evaluator,
+            config,
+            seed,
+            games: 0,
+            search: None,
+            last_results: Vec::new(),
+        })
     }
 
     /// The searches of the agent's last turn, one per action.
@@ -181,6 +198,10 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
                         }
                     }
                 }
+                // Hashes may collide: make sure the tree really stands on `position`.
+                if found && format!("{:?}", search.position()) != format!("{position:?}") {
+                    found = false;
+                }
                 if !found {
                     let move_number = search.move_number() + 1;
                     search.reset(position.clone());
@@ -194,7 +215,9 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
                 search.set_move_number(move_number);
                 search
             }
-            None => Search::new(position.clone(), config.clone(), seed).map_err(SearchError::from)?,
+            None => {
+                Search::new(position.clone(), config.clone(), seed).map_err(SearchError::from)?
+            }
         };
         Ok(slot.insert(search))
     }
@@ -224,7 +247,10 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
                 break;
             }
         }
-        match turns.iter().position(|turn| position.turn_actions(turn) == actions) {
+        match turns
+            .iter()
+            .position(|turn| position.turn_actions(turn) == actions)
+        {
             Some(index) => Ok(turns.swap_remove(index)),
             None => Err(AgentError::NoMatchingTurn(format!("{actions:?}"))),
         }
@@ -236,14 +262,27 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     }
 }
 
+/// The `rollout:<sims>` baseline player (see [`rollout_agent`]).
+pub type RolloutAgent<G> = MctsAgent<G, RolloutEvaluator>;
+
 /// The `rollout:<sims>` baseline: UCT (UCB1, c = √2 on values in [-1, 1]) with one random
 /// playout per leaf, the most visited action, no noise, no tree reuse across turns.
-pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<MctsAgent<G, RolloutEvaluator>, ConfigError> {
+pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<RolloutAgent<G>, ConfigError> {
     let config = SearchConfig {
         reuse_tree: false,
-        ..SearchConfig::evaluation(simulations, RootPolicy::Ucb1 { exploration: std::f32::consts::SQRT_2 })
+        ..SearchConfig::evaluation(
+            simulations,
+            RootPolicy::Ucb1 {
+                exploration: std::f32::consts::SQRT_2,
+            },
+        )
     };
-    MctsAgent::new(format!("rollout:{simulations}"), RolloutEvaluator::new(1, seed), config, seed)
+    MctsAgent::new(
+        format!("rollout:{simulations}"),
+        RolloutEvaluator::new(1, seed),
+        config,
+        seed,
+    )
 }
 
 /// A baseline agent spec that could not be read.
@@ -269,7 +308,10 @@ pub fn parse_agent<G: Game>(spec: &str, seed: u64) -> Result<Box<dyn Agent<G>>, 
     let Some(count) = trimmed.strip_prefix("rollout:") else {
         return Err(AgentSpecError::Unknown(spec.to_string()));
     };
-    let bad = || AgentSpecError::BadSimulations { spec: spec.to_string(), max: MAX_ROLLOUT_SIMULATIONS };
+    let bad = || AgentSpecError::BadSimulations {
+        spec: spec.to_string(),
+        max: MAX_ROLLOUT_SIMULATIONS,
+    };
     let simulations: u32 = count.parse().map_err(|_| bad())?;
     if !(1..=MAX_ROLLOUT_SIMULATIONS).contains(&simulations) {
         return Err(bad());

@@ -11,9 +11,17 @@ use crate::agent::{Agent, AgentError};
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MatchError {
     #[error("{agent} failed in game {game}: {error}")]
-    Agent { agent: String, game: u32, error: AgentError },
+    Agent {
+        agent: String,
+        game: u32,
+        error: AgentError,
+    },
     #[error("{agent} played an illegal turn in game {game}: {turn}")]
-    IllegalTurn { agent: String, game: u32, turn: String },
+    IllegalTurn {
+        agent: String,
+        game: u32,
+        turn: String,
+    },
     #[error("game {game} does not start at a turn start with player 1 to move")]
     BadStart { game: u32 },
 }
@@ -69,10 +77,18 @@ pub fn play_game<G: Game>(
         };
         let turn = agent
             .choose_turn(&position)
-            .map_err(|error| MatchError::Agent { agent: agent.name(), game, error })?;
+            .map_err(|error| MatchError::Agent {
+                agent: agent.name(),
+                game,
+                error,
+            })?;
         position.legal_turns(&mut legal);
         if !legal.contains(&turn) {
-            return Err(MatchError::IllegalTurn { agent: agent.name(), game, turn: format!("{turn:?}") });
+            return Err(MatchError::IllegalTurn {
+                agent: agent.name(),
+                game,
+                turn: format!("{turn:?}"),
+            });
         }
         position.play(&turn);
         turns.push(turn);
@@ -81,7 +97,11 @@ pub fn play_game<G: Game>(
         Status::Over(outcome) => Some(outcome),
         Status::Ongoing => None,
     };
-    Ok(PlayedGame { position, turns, outcome })
+    Ok(PlayedGame {
+        position,
+        turns,
+        outcome,
+    })
 }
 
 /// Plays `games` games between `first` and `second`, alternating who starts; `start(i)` gives
@@ -100,9 +120,16 @@ pub fn play_match<G: Game>(
         if position.to_move() != Player::One || !position.is_turn_start() {
             return Err(MatchError::BadStart { game });
         }
-        let first_colour = if game % 2 == 0 { Player::One } else { Player::Two };
-        let agents: [&mut dyn Agent<G>; 2] =
-            if first_colour == Player::One { [&mut *first, &mut *second] } else { [&mut *second, &mut *first] };
+        let first_colour = if game % 2 == 0 {
+            Player::One
+        } else {
+            Player::Two
+        };
+        let agents: [&mut dyn Agent<G>; 2] = if first_colour == Player::One {
+            [&mut *first, &mut *second]
+        } else {
+            [&mut *second, &mut *first]
+        };
         let played = play_game(&position, agents, max_turns, game)?;
         match played.outcome {
             Some(Outcome::Win(winner)) if winner == first_colour => score.wins += 1,

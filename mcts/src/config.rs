@@ -44,7 +44,13 @@ pub struct GumbelConfig {
 
 impl Default for GumbelConfig {
     fn default() -> Self {
-        GumbelConfig { max_considered: 16, c_visit: 50.0, c_scale: 0.1, rescale_values: true, noise: true }
+        GumbelConfig {
+            max_considered: 16,
+            c_visit: 50.0,
+            c_scale: 0.1,
+            rescale_values: true,
+            noise: true,
+        }
     }
 }
 
@@ -62,13 +68,16 @@ pub struct DirichletNoise {
 
 impl Default for DirichletNoise {
     fn default() -> Self {
-        DirichletNoise { alpha_scale: 10.0, epsilon: 0.25 }
+        DirichletNoise {
+            alpha_scale: 10.0,
+            epsilon: 0.25,
+        }
     }
 }
 
 /// Playout-cap randomisation (KataGo, Wu 2019): only some moves get the full budget and yield
 /// policy targets; the others are searched cheaply, which buys more games per hour for the
-/// value target.
+/// value target. As in KataGo, cheap searches get no root noise: they play their best move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayoutCap {
     /// Probability that a move gets the full budget ([`SearchConfig::simulations`]).
@@ -136,8 +145,14 @@ impl Default for SearchConfig {
             root_fpu_reduction: 0.0,
             dirichlet: Some(DirichletNoise::default()),
             temperature: vec![
-                TemperatureStep { from_move: 0, temperature: 1.0 },
-                TemperatureStep { from_move: 30, temperature: 0.0 },
+                TemperatureStep {
+                    from_move: 0,
+                    temperature: 1.0,
+                },
+                TemperatureStep {
+                    from_move: 30,
+                    temperature: 0.0,
+                },
             ],
             playout_cap: None,
             reuse_tree: true,
@@ -167,7 +182,10 @@ impl SearchConfig {
             simulations,
             root_policy,
             dirichlet: None,
-            temperature: vec![TemperatureStep { from_move: 0, temperature: 0.0 }],
+            temperature: vec![TemperatureStep {
+                from_move: 0,
+                temperature: 0.0,
+            }],
             playout_cap: None,
             ..SearchConfig::default()
         }
@@ -188,19 +206,50 @@ impl SearchConfig {
             if ok {
                 Ok(())
             } else {
-                Err(ConfigError { field, reason: reason.to_string() })
+                Err(ConfigError {
+                    field,
+                    reason: reason.to_string(),
+                })
             }
         }
         let finite_non_negative = |x: f32| x.is_finite() && x >= 0.0;
         check(self.simulations >= 1, "simulations", "must be at least 1")?;
-        check(finite_non_negative(self.c_puct), "c_puct", "must be a finite number ≥ 0")?;
-        check(self.c_base.is_finite() && self.c_base > 0.0, "c_base", "must be a finite number > 0")?;
-        check(finite_non_negative(self.fpu_reduction), "fpu_reduction", "must be a finite number ≥ 0")?;
-        check(finite_non_negative(self.root_fpu_reduction), "root_fpu_reduction", "must be a finite number ≥ 0")?;
-        check(self.leaves_per_tree >= 1, "leaves_per_tree", "must be at least 1")?;
-        check(finite_non_negative(self.virtual_loss), "virtual_loss", "must be a finite number ≥ 0")?;
+        check(
+            finite_non_negative(self.c_puct),
+            "c_puct",
+            "must be a finite number ≥ 0",
+        )?;
+        check(
+            self.c_base.is_finite() && self.c_base > 0.0,
+            "c_base",
+            "must be a finite number > 0",
+        )?;
+        check(
+            finite_non_negative(self.fpu_reduction),
+            "fpu_reduction",
+            "must be a finite number ≥ 0",
+        )?;
+        check(
+            finite_non_negative(self.root_fpu_reduction),
+            "root_fpu_reduction",
+            "must be a finite number ≥ 0",
+        )?;
+        check(
+            self.leaves_per_tree >= 1,
+            "leaves_per_tree",
+            "must be at least 1",
+        )?;
+        check(
+            finite_non_negative(self.virtual_loss),
+            "virtual_loss",
+            "must be a finite number ≥ 0",
+        )?;
         for step in &self.temperature {
-            check(finite_non_negative(step.temperature), "temperature", "temperatures must be finite numbers ≥ 0")?;
+            check(
+                finite_non_negative(step.temperature),
+                "temperature",
+                "temperatures must be finite numbers ≥ 0",
+            )?;
         }
         if let Some(noise) = &self.dirichlet {
             check(
@@ -208,21 +257,49 @@ impl SearchConfig {
                 "dirichlet.alpha_scale",
                 "must be a finite number > 0",
             )?;
-            check((0.0..=1.0).contains(&noise.epsilon), "dirichlet.epsilon", "must be between 0 and 1")?;
+            check(
+                (0.0..=1.0).contains(&noise.epsilon),
+                "dirichlet.epsilon",
+                "must be between 0 and 1",
+            )?;
         }
         if let Some(cap) = &self.playout_cap {
-            check((0.0..=1.0).contains(&cap.full_probability), "playout_cap.full_probability", "must be between 0 and 1")?;
-            check(cap.cheap_simulations >= 1, "playout_cap.cheap_simulations", "must be at least 1")?;
+            check(
+                (0.0..=1.0).contains(&cap.full_probability),
+                "playout_cap.full_probability",
+                "must be between 0 and 1",
+            )?;
+            check(
+                cap.cheap_simulations >= 1,
+                "playout_cap.cheap_simulations",
+                "must be at least 1",
+            )?;
         }
         match &self.root_policy {
             RootPolicy::Puct => {}
             RootPolicy::Gumbel(g) => {
-                check(g.max_considered >= 1, "gumbel.max_considered", "must be at least 1")?;
-                check(finite_non_negative(g.c_visit), "gumbel.c_visit", "must be a finite number ≥ 0")?;
-                check(finite_non_negative(g.c_scale), "gumbel.c_scale", "must be a finite number ≥ 0")?;
+                check(
+                    g.max_considered >= 1,
+                    "gumbel.max_considered",
+                    "must be at least 1",
+                )?;
+                check(
+                    finite_non_negative(g.c_visit),
+                    "gumbel.c_visit",
+                    "must be a finite number ≥ 0",
+                )?;
+                check(
+                    finite_non_negative(g.c_scale),
+                    "gumbel.c_scale",
+                    "must be a finite number ≥ 0",
+                )?;
             }
             RootPolicy::Ucb1 { exploration } => {
-                check(finite_non_negative(*exploration), "ucb1.exploration", "must be a finite number ≥ 0")?;
+                check(
+                    finite_non_negative(*exploration),
+                    "ucb1.exploration",
+                    "must be a finite number ≥ 0",
+                )?;
             }
         }
         Ok(())
@@ -236,7 +313,10 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         assert_eq!(SearchConfig::default().validate(), Ok(()));
-        assert_eq!(SearchConfig::evaluation(10, RootPolicy::Gumbel(GumbelConfig::default())).validate(), Ok(()));
+        assert_eq!(
+            SearchConfig::evaluation(10, RootPolicy::Gumbel(GumbelConfig::default())).validate(),
+            Ok(())
+        );
     }
 
     #[test]
@@ -248,8 +328,14 @@ mod tests {
         assert_eq!(config.temperature_at(500), 0.0);
         let unsorted = SearchConfig {
             temperature: vec![
-                TemperatureStep { from_move: 10, temperature: 0.5 },
-                TemperatureStep { from_move: 4, temperature: 2.0 },
+                TemperatureStep {
+                    from_move: 10,
+                    temperature: 0.5,
+                },
+                TemperatureStep {
+                    from_move: 4,
+                    temperature: 2.0,
+                },
             ],
             ..SearchConfig::default()
         };
@@ -260,19 +346,37 @@ mod tests {
 
     #[test]
     fn bad_settings_are_refused_with_their_field() {
-        let bad = SearchConfig { simulations: 0, ..SearchConfig::default() };
+        let bad = SearchConfig {
+            simulations: 0,
+            ..SearchConfig::default()
+        };
         assert_eq!(bad.validate().map_err(|e| e.field), Err("simulations"));
-        let bad = SearchConfig { c_puct: f32::NAN, ..SearchConfig::default() };
+        let bad = SearchConfig {
+            c_puct: f32::NAN,
+            ..SearchConfig::default()
+        };
         assert_eq!(bad.validate().map_err(|e| e.field), Err("c_puct"));
         let bad = SearchConfig {
-            dirichlet: Some(DirichletNoise { alpha_scale: 1.0, epsilon: 1.5 }),
+            dirichlet: Some(DirichletNoise {
+                alpha_scale: 1.0,
+                epsilon: 1.5,
+            }),
             ..SearchConfig::default()
         };
-        assert_eq!(bad.validate().map_err(|e| e.field), Err("dirichlet.epsilon"));
+        assert_eq!(
+            bad.validate().map_err(|e| e.field),
+            Err("dirichlet.epsilon")
+        );
         let bad = SearchConfig {
-            root_policy: RootPolicy::Gumbel(GumbelConfig { max_considered: 0, ..GumbelConfig::default() }),
+            root_policy: RootPolicy::Gumbel(GumbelConfig {
+                max_considered: 0,
+                ..GumbelConfig::default()
+            }),
             ..SearchConfig::default()
         };
-        assert_eq!(bad.validate().map_err(|e| e.field), Err("gumbel.max_considered"));
+        assert_eq!(
+            bad.validate().map_err(|e| e.field),
+            Err("gumbel.max_considered")
+        );
     }
 }

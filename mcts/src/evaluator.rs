@@ -21,7 +21,11 @@ pub struct Batch<G> {
 
 impl<G> Default for Batch<G> {
     fn default() -> Self {
-        Batch { positions: Vec::new(), legal: Vec::new(), offsets: vec![0] }
+        Batch {
+            positions: Vec::new(),
+            legal: Vec::new(),
+            offsets: vec![0],
+        }
     }
 }
 
@@ -42,7 +46,8 @@ impl<G: Clone> Batch<G> {
         let base = self.legal.len();
         self.positions.extend(other.positions.iter().cloned());
         self.legal.extend_from_slice(&other.legal);
-        self.offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+        self.offsets
+            .extend(other.offsets[1..].iter().map(|o| o + base));
     }
 
     pub fn clear(&mut self) {
@@ -97,23 +102,43 @@ pub struct EvalError(pub String);
 /// policy (and falls back to uniform if it has no positive mass), but refuses values that are
 /// not finite. `&self` and `Send + Sync` let one evaluator serve many search threads.
 pub trait Evaluator<G: Game>: Send + Sync {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError>;
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError>;
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         (**self).evaluate(batch, values, policy)
     }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         (**self).evaluate(batch, values, policy)
     }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         (**self).evaluate(batch, values, policy)
     }
 }
@@ -133,7 +158,12 @@ fn uniform_policy<G: Clone>(batch: &Batch<G>, policy: &mut [f32]) {
 pub struct UniformEvaluator;
 
 impl<G: Game> Evaluator<G> for UniformEvaluator {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         values.fill(0.0);
         uniform_policy(batch, policy);
         Ok(())
@@ -176,7 +206,12 @@ impl RolloutEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         let mut buffer = Vec::new();
         for (value, position) in values.iter_mut().zip(batch.positions()) {
             *value = self.value(position, &mut buffer);

@@ -16,6 +16,9 @@
 //!   Dirichlet noise, or Gumbel AlphaZero (Gumbel-top-k, sequential halving, completed Q,
 //!   improved policy targets); playout-cap randomisation; tree reuse; temperature schedules.
 //!   All settings are in [`SearchConfig`].
+//! - **Small nodes.** The tree is two arenas indexed by `u32`: a node takes [`NODE_BYTES`]
+//!   (32) bytes and each of its legal actions an edge of [`EDGE_BYTES`] (20) bytes, created
+//!   when the node is evaluated; positions are not stored but replayed from the root.
 //! - **Reproducible.** Every random draw (noise, temperature, playout cap, baselines) comes
 //!   from [`gipfzero_games::SplitMix64`] streams seeded by the caller.
 //!
@@ -49,10 +52,14 @@ pub mod testing;
 mod tree;
 
 pub use agent::{
-    parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent, RandomAgent,
+    parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent,
+    RandomAgent, RolloutAgent,
 };
 pub use arena::{play_game, play_match, MatchError, MatchScore, PlayedGame};
-pub use config::{ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep};
+pub use config::{
+    ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig,
+    TemperatureStep,
+};
 pub use evaluator::{Batch, EvalError, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use pool::{run_lockstep, SearchPool, StepBuffers};
 pub use search::{Search, SearchError, SearchResult};

@@ -98,8 +98,14 @@ mod tests {
             let samples: Vec<f64> = (0..40_000).map(|_| gamma(&mut rng, shape)).collect();
             assert!(samples.iter().all(|&x| x >= 0.0));
             let (mean, var) = mean_and_variance(&samples);
-            assert!((mean - shape).abs() < 0.05 * shape + 0.01, "shape {shape}: mean {mean}");
-            assert!((var - shape).abs() < 0.12 * shape + 0.01, "shape {shape}: var {var}");
+            assert!(
+                (mean - shape).abs() < 0.05 * shape + 0.01,
+                "shape {shape}: mean {mean}"
+            );
+            assert!(
+                (var - shape).abs() < 0.12 * shape + 0.01,
+                "shape {shape}: var {var}"
+            );
         }
     }
 
@@ -126,7 +132,11 @@ mod tests {
             }
         }
         for t in totals {
-            assert!((t / 5000.0 - 0.25).abs() < 0.02, "component mean {}", t / 5000.0);
+            assert!(
+                (t / 5000.0 - 0.25).abs() < 0.02,
+                "component mean {}",
+                t / 5000.0
+            );
         }
     }
 

@@ -5,7 +5,15 @@
 //! search gathers its next leaf (or a few, kept apart by virtual loss), all leaves go to the
 //! evaluator in ONE call, and every search backs up its own results. The descents and backups
 //! of different trees are independent, so they may run on rayon's threads; whether that pays
-//! depends on the game and the number of trees (see the `search` bench), hence the switch.
+//! depends on the game and the number of trees, hence the switch (off by default).
+//!
+//! Measured (`cargo bench -p gipfzero-mcts --bench search -- --quick`, uniform evaluator, 400
+//! simulations per tree, a 2-core machine shared with other builds, load ≈ 6): with Nim's
+//! trivial move generator a step is about a microsecond per tree and rayon loses (16 trees:
+//! 0.81 M simulations/s on one thread, 0.23 M with rayon; 64 trees: 0.69 M vs 0.39 M). With a
+//! move generator costing a few microseconds, like a real engine's, rayon breaks even at 16
+//! trees and wins slightly at 64 (0.21 M vs 0.22 M). Measure again with the real engines
+//! before switching it on.
 use gipfzero_games::Game;
 use rayon::prelude::*;
 
@@ -24,7 +32,12 @@ pub struct StepBuffers<G> {
 
 impl<G> Default for StepBuffers<G> {
     fn default() -> Self {
-        StepBuffers { batch: Batch::default(), values: Vec::new(), policy: Vec::new(), offsets: Vec::new() }
+        StepBuffers {
+            batch: Batch::default(),
+            values: Vec::new(),
+            policy: Vec::new(),
+            offsets: Vec::new(),
+        }
     }
 }
 
@@ -41,13 +54,23 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
     for search in searches.iter_mut() {
         search.begin()?;
     }
+    // One chunk of trees per thread: a descent takes a microsecond or two, far less than what
+    // rayon pays to hand out a task, so per-tree tasks would cost more than they save.
+    let chunk = searches.len().div_ceil(rayon::current_num_threads()).max(1);
     loop {
         if parallel {
-            searches.par_iter_mut().for_each(|s| s.gather());
+            searches
+                .par_chunks_mut(chunk)
+                .for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
         } else {
             searches.iter_mut().for_each(|s| s.gather());
         }
-        let StepBuffers { batch, values, policy, offsets } = buffers;
+        let StepBuffers {
+            batch,
+            values,
+            policy,
+            offsets,
+        } = buffers;
         batch.clear();
         offsets.clear();
         for search in searches.iter() {
@@ -67,16 +90,24 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
                 search.absorb(&values[v..v + leaves], &policy[p..p + actions])
             };
             if parallel {
-                searches.par_iter_mut().zip(offsets.par_iter()).try_for_each(absorb)?;
+                searches
+                    .par_chunks_mut(chunk)
+                    .zip(offsets.par_chunks(chunk))
+                    .try_for_each(|(trees, offsets)| {
+                        trees.iter_mut().zip(offsets).try_for_each(absorb)
+                    })?;
             } else {
-                searches.iter_mut().zip(offsets.iter()).try_for_each(absorb)?;
+                searches
+                    .iter_mut()
+                    .zip(offsets.iter())
+                    .try_for_each(absorb)?;
             }
         }
         if searches.iter().all(|s| s.is_done()) {
             break;
         }
     }
-    Ok(searches.iter_mut().map(|s| s.finish()).collect())
+    searches.iter_mut().map(|s| s.finish()).collect()
 }
 
 /// A set of searches (one per game in play) run in lockstep against one evaluator.
@@ -96,7 +127,11 @@ impl<G: Game> Default for SearchPool<G> {
 impl<G: Game> SearchPool<G> {
     /// An empty pool whose steps run on one thread.
     pub fn new() -> Self {
-        SearchPool { searches: Vec::new(), parallel: false, buffers: StepBuffers::default() }
+        SearchPool {
+            searches: Vec::new(),
+            parallel: false,
+            buffers: StepBuffers::default(),
+        }
     }
 
     /// Whether descents and backups run on rayon's threads.
@@ -125,8 +160,18 @@ impl<G: Game> SearchPool<G> {
         self.searches.is_empty()
     }
 
-    /// One search in every tree; the results in the order of the searches.
-    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<Vec<SearchResult>, SearchError> {
-        run_lockstep(&mut self.searches, evaluator, self.parallel, &mut self.buffers)
+    /// One search in every tree; the results in the order of the searches. Every search must
+    /// stand on an unfinished game (remove finished ones first), else the run fails with
+    /// [`SearchError::GameOver`] before any work is done.
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<Vec<SearchResult>, SearchError> {
+        run_lockstep(
+            &mut self.searches,
+            evaluator,
+            self.parallel,
+            &mut self.buffers,
+        )
     }
 }

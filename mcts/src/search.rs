@@ -30,6 +30,8 @@ pub enum SearchError {
     IllegalAction(u16),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error("the search has not finished: its root was never evaluated")]
+    Unfinished,
 }
 
 /// What a search found about its root: the training targets and the decision.
@@ -163,7 +165,8 @@ pub fn considered_visits(max_considered: u32, simulations: u32) -> Vec<u32> {
 fn completed_q(tree: &Tree, node: u32, out: &mut Vec<f32>) -> u32 {
     let raw_value = tree.node(node).raw_value;
     let edges = tree.edges_of(node);
-    let (mut visits, mut visited_prior, mut weighted_q, mut max_visits) = (0u32, 0.0f32, 0.0f32, 0u32);
+    let (mut visits, mut visited_prior, mut weighted_q, mut max_visits) =
+        (0u32, 0.0f32, 0.0f32, 0u32);
     for e in edges {
         if let Some(q) = e.q() {
             visits += e.visits;
@@ -248,6 +251,9 @@ impl<G: Game> Search<G> {
 
     /// Starts again from `position` with an empty tree (a new game), keeping the buffers.
     pub fn reset(&mut self, position: G) {
+        // The waiting leaves (if an evaluation failed) belong to the tree being dropped.
+        self.pending.clear();
+        self.batch.clear();
         self.tree.reset(position.to_move());
         self.position = position;
         self.move_number = 0;
@@ -287,8 +293,7 @@ impl<G: Game> Search<G> {
         self.started = 0;
         self.completed = 0;
         self.prepared = false;
-        self.pending.clear();
-        self.batch.clear();
+        self.abandon_pending();
         if self.tree.node(Tree::ROOT).kind == NodeKind::Expanded {
             self.prepare_root();
         }
@@ -312,7 +317,9 @@ impl<G: Game> Search<G> {
         let n = range.len();
         match &self.config.root_policy {
             RootPolicy::Puct => {
-                if let (Some(noise), true, false) = (&self.config.dirichlet, self.full_search, self.root_noised) {
+                if let (Some(noise), true, false) =
+                    (&self.config.dirichlet, self.full_search, self.root_noised)
+                {
                     if n > 1 {
                         let alpha = noise.alpha_scale as f64 / n as f64;
                         self.scratch.resize(n, 0.0);
@@ -327,7 +334,13 @@ impl<G: Game> Search<G> {
             RootPolicy::Gumbel(g) => {
                 let rng = &mut self.rng;
                 self.gumbel.noise.clear();
-                self.gumbel.noise.extend((0..n).map(|_| if g.noise { noise::gumbel(rng) } else { 0.0 }));
+                self.gumbel.noise.extend((0..n).map(|_| {
+                    if g.noise {
+                        noise::gumbel(rng)
+                    } else {
+                        0.0
+                    }
+                }));
                 let m = g.max_considered.min(n as u32);
                 self.gumbel.schedule = considered_visits(m, self.budget);
                 self.gumbel.visits.clear();
@@ -341,8 +354,7 @@ impl<G: Game> Search<G> {
     /// Collects up to `leaves_per_tree` leaves into [`Search::batch`]; leaves that are game ends
     /// are backed up at once. Gathers nothing when the search is done.
     pub fn gather(&mut self) {
-        self.batch.clear();
-        self.pending.clear();
+        self.abandon_pending();
         match self.tree.node(Tree::ROOT).kind {
             NodeKind::Unexpanded => {
                 // A fresh root is evaluated before the simulations start (not one of them).
@@ -358,11 +370,27 @@ impl<G: Game> Search<G> {
         if !self.prepared {
             self.prepare_root();
         }
-        while (self.pending.len() as u32) < self.config.leaves_per_tree && self.started < self.budget {
+        while (self.pending.len() as u32) < self.config.leaves_per_tree
+            && self.started < self.budget
+        {
             if !self.descend() {
                 break;
             }
         }
+    }
+
+    /// Takes back the leaves of a step whose evaluation never came (the evaluator failed), so
+    /// that the tree is consistent and they can be chosen again.
+    fn abandon_pending(&mut self) {
+        let virtual_loss = self.config.virtual_loss;
+        for &node in &self.pending {
+            if self.tree.node(node).kind == NodeKind::Pending {
+                self.tree.node_mut(node).kind = NodeKind::Unexpanded;
+                self.tree.undo_descent(node, virtual_loss);
+            }
+        }
+        self.pending.clear();
+        self.batch.clear();
     }
 
     /// One descent from the root. Returns false on a collision with a leaf already waiting.
@@ -451,7 +479,11 @@ impl<G: Game> Search<G> {
         let cfg = &self.config;
         let n = self.tree.node(node);
         let edges = self.tree.edges_of(node);
-        let parent_q = if n.visits > 0 { n.value_sum / n.visits as f32 } else { 0.0 };
+        let parent_q = if n.visits > 0 {
+            n.value_sum / n.visits as f32
+        } else {
+            0.0
+        };
         let (mut total, mut visited_mass) = (0u32, 0.0f32);
         for e in edges {
             total += e.visits;
@@ -459,7 +491,11 @@ impl<G: Game> Search<G> {
                 visited_mass += e.prior;
             }
         }
-        let reduction = if node == Tree::ROOT { cfg.root_fpu_reduction } else { cfg.fpu_reduction };
+        let reduction = if node == Tree::ROOT {
+            cfg.root_fpu_reduction
+        } else {
+            cfg.fpu_reduction
+        };
         let fpu = parent_q - reduction * visited_mass.sqrt();
         let c = cfg.c_puct + ((total as f32 + cfg.c_base + 1.0) / cfg.c_base).ln();
         let scale = c * (total.max(1) as f32).sqrt();
@@ -490,7 +526,11 @@ impl<G: Game> Search<G> {
         sigma_completed_q(&self.tree, Tree::ROOT, cfg, &mut self.scratch);
         let edges = self.tree.edges_of(Tree::ROOT);
         let schedule = &self.gumbel.schedule;
-        let wanted = schedule.get(self.started as usize).or(schedule.last()).copied().unwrap_or(0);
+        let wanted = schedule
+            .get(self.started as usize)
+            .or(schedule.last())
+            .copied()
+            .unwrap_or(0);
         let visits = &self.gumbel.visits;
         let score = |i: usize| self.gumbel.noise[i] + logit(edges[i].prior) + self.scratch[i];
         argmax_by(edges.len(), |i| (visits[i] == wanted).then(|| score(i)))
@@ -513,7 +553,10 @@ impl<G: Game> Search<G> {
         }
         softmax(&mut self.scratch);
         let total = edges.iter().map(|e| e.visits).sum::<u32>() as f32;
-        argmax_by(edges.len(), |i| Some(self.scratch[i] - edges[i].visits as f32 / (1.0 + total))).unwrap_or(0)
+        argmax_by(edges.len(), |i| {
+            Some(self.scratch[i] - edges[i].visits as f32 / (1.0 + total))
+        })
+        .unwrap_or(0)
     }
 
     /// Takes the evaluations of the leaves of the last [`Search::gather`]: `values[i]` and
@@ -532,7 +575,11 @@ impl<G: Game> Search<G> {
             // Renormalise defensively: a network's masked softmax may be off by rounding, and a
             // broken one must not poison the tree with negative or NaN priors.
             self.scratch.clear();
-            self.scratch.extend(priors.iter().map(|&p| if p.is_finite() && p > 0.0 { p } else { 0.0 }));
+            self.scratch.extend(
+                priors
+                    .iter()
+                    .map(|&p| if p.is_finite() && p > 0.0 { p } else { 0.0 }),
+            );
             let sum: f32 = self.scratch.iter().sum();
             if sum > 0.0 && sum.is_finite() {
                 self.scratch.iter_mut().for_each(|p| *p /= sum);
@@ -540,7 +587,8 @@ impl<G: Game> Search<G> {
                 let uniform = 1.0 / range.len().max(1) as f32;
                 self.scratch.iter_mut().for_each(|p| *p = uniform);
             }
-            self.tree.expand(node, self.batch.legal(i), &self.scratch, value);
+            self.tree
+                .expand(node, self.batch.legal(i), &self.scratch, value);
             self.tree.backup(node, value, virtual_loss);
             if node == Tree::ROOT {
                 root_expanded = true;
@@ -556,12 +604,19 @@ impl<G: Game> Search<G> {
     }
 
     /// The result of the finished search: targets, value and the action chosen.
-    pub fn finish(&mut self) -> SearchResult {
+    pub fn finish(&mut self) -> Result<SearchResult, SearchError> {
         let root = *self.tree.node(Tree::ROOT);
+        if !self.prepared || root.kind != NodeKind::Expanded || root.edge_count == 0 {
+            return Err(SearchError::Unfinished);
+        }
         let edges = self.tree.edges_of(Tree::ROOT);
         let actions: Vec<Action> = edges.iter().map(|e| e.action).collect();
         let visits: Vec<u32> = edges.iter().map(|e| e.visits).collect();
-        let mean_value = if root.visits > 0 { root.value_sum / root.visits as f32 } else { 0.0 };
+        let mean_value = if root.visits > 0 {
+            root.value_sum / root.visits as f32
+        } else {
+            0.0
+        };
         let (policy_target, slot, root_value) = match &self.config.root_policy {
             RootPolicy::Gumbel(g) => {
                 let g = g.clone();
@@ -570,10 +625,16 @@ impl<G: Game> Search<G> {
                 sigma(&mut self.scratch, max_visits, &g);
                 let edges = self.tree.edges_of(Tree::ROOT);
                 self.scratch2.clear();
-                self.scratch2.extend(self.scratch.iter().zip(edges).map(|(s, e)| s + logit(e.prior)));
+                self.scratch2.extend(
+                    self.scratch
+                        .iter()
+                        .zip(edges)
+                        .map(|(s, e)| s + logit(e.prior)),
+                );
                 let most = self.gumbel.visits.iter().copied().max().unwrap_or(0);
                 let slot = argmax_by(edges.len(), |i| {
-                    (self.gumbel.visits.get(i) == Some(&most)).then(|| self.gumbel.noise[i] + self.scratch2[i])
+                    (self.gumbel.visits.get(i) == Some(&most))
+                        .then(|| self.gumbel.noise[i] + self.scratch2[i])
                 })
                 .unwrap_or(0);
                 let mut improved = self.scratch2.clone();
@@ -591,7 +652,7 @@ impl<G: Game> Search<G> {
                 (target, self.pick_by_visits(temperature), mean_value)
             }
         };
-        SearchResult {
+        Ok(SearchResult {
             to_move: root.to_move,
             action: actions[slot],
             actions,
@@ -600,7 +661,7 @@ impl<G: Game> Search<G> {
             root_value,
             full_search: self.full_search,
             simulations: self.completed,
-        }
+        })
     }
 
     /// A root edge slot chosen from the visit counts at `temperature` (0: the most visited,
@@ -609,11 +670,16 @@ impl<G: Game> Search<G> {
         let edges = self.tree.edges_of(Tree::ROOT);
         let most = edges.iter().map(|e| e.visits).max().unwrap_or(0);
         if temperature < 1e-3 || most == 0 {
-            return argmax_by(edges.len(), |i| (edges[i].visits == most).then_some(edges[i].prior)).unwrap_or(0);
+            return argmax_by(edges.len(), |i| {
+                (edges[i].visits == most).then_some(edges[i].prior)
+            })
+            .unwrap_or(0);
         }
         // Normalising by the largest count keeps visits^(1/T) finite at low temperatures.
-        let weights: Vec<f64> =
-            edges.iter().map(|e| (e.visits as f64 / most as f64).powf(1.0 / temperature as f64)).collect();
+        let weights: Vec<f64> = edges
+            .iter()
+            .map(|e| (e.visits as f64 / most as f64).powf(1.0 / temperature as f64))
+            .collect();
         let total: f64 = weights.iter().sum();
         let mut target = self.rng.unit_f64() * total;
         for (i, w) in weights.iter().enumerate() {
@@ -626,9 +692,16 @@ impl<G: Game> Search<G> {
     }
 
     /// Runs a whole search with `evaluator` alone (the same steps as in a pool of one).
-    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<SearchResult, SearchError> {
-        let mut results =
-            crate::pool::run_lockstep(std::slice::from_mut(self), evaluator, false, &mut Default::default())?;
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<SearchResult, SearchError> {
+        let mut results = crate::pool::run_lockstep(
+            std::slice::from_mut(self),
+            evaluator,
+            false,
+            &mut Default::default(),
+        )?;
         Ok(results.remove(0))
     }
 
@@ -638,7 +711,9 @@ impl<G: Game> Search<G> {
         let root = *self.tree.node(Tree::ROOT);
         let edge = if root.kind == NodeKind::Expanded {
             let range = self.tree.edge_range(Tree::ROOT);
-            let slot = self.tree.edges[range.clone()].iter().position(|e| e.action == action);
+            let slot = self.tree.edges[range.clone()]
+                .iter()
+                .position(|e| e.action == action);
             Some(range.start + slot.ok_or(SearchError::IllegalAction(action.0))?)
         } else {
             self.position.legal_actions(&mut self.legal);
@@ -647,11 +722,11 @@ impl<G: Game> Search<G> {
             }
             None
         };
+        self.abandon_pending();
         self.position.apply(action);
         self.move_number += 1;
         self.root_noised = false;
         self.prepared = false;
-        self.pending.clear();
         let to_move = self.position.to_move();
         match edge {
             Some(edge) if self.config.reuse_tree => {
@@ -671,7 +746,10 @@ mod tests {
     fn halving_schedule_matches_a_hand_worked_case() {
         // m = 4, 12 simulations: one visit to each of 4 actions, then the 2 best share the rest
         // in rounds of 3 (12 / (log2 4 · 2)).
-        assert_eq!(considered_visits(4, 12), vec![0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(
+            considered_visits(4, 12),
+            vec![0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+        );
         assert_eq!(considered_visits(1, 5), vec![0, 1, 2, 3, 4]);
         // m = 8, 32 simulations: rounds of 32 / (3·8) = 1, then 32 / (3·4) = 2, then 32/(3·2) = 5.
         let table = considered_visits(8, 32);
@@ -679,6 +757,35 @@ mod tests {
         assert_eq!(&table[8..16], &[1, 1, 1, 1, 2, 2, 2, 2]);
         assert_eq!(&table[16..20], &[3, 3, 4, 4]);
         assert_eq!(table.len(), 32);
+    }
+
+    #[test]
+    fn completed_q_mixes_the_raw_value_with_the_visited_q() {
+        // Root raw value 0.2; edge 0 visited twice (Q 0.6), edge 1 once (Q -0.4), edge 2 never.
+        let mut tree = Tree::new(Player::One);
+        tree.expand(
+            Tree::ROOT,
+            &[Action(0), Action(1), Action(2)],
+            &[0.5, 0.3, 0.2],
+            0.2,
+        );
+        for (edge, value) in [(0, 0.6), (0, 0.6), (1, -0.4)] {
+            let child = tree.child(Tree::ROOT, edge, Player::One);
+            tree.enter(edge, 1.0);
+            tree.backup(child, value, 1.0);
+        }
+        let mut out = Vec::new();
+        assert_eq!(completed_q(&tree, Tree::ROOT, &mut out), 2);
+        // v_mix = (0.2 + 3 · (0.5·0.6 + 0.3·(-0.4)) / 0.8) / 4 = 0.21875.
+        let expected = [0.6, -0.4, 0.21875];
+        for (got, want) in out.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-6, "{out:?}");
+        }
+        // Rescaled to [0, 1] by min -0.4 and max 0.6, then times (50 + 2) · 0.1.
+        sigma(&mut out, 2, &GumbelConfig::default());
+        for (got, want) in out.iter().zip([5.2, 0.0, 0.61875 * 5.2]) {
+            assert!((got - want).abs() < 1e-5, "{out:?}");
+        }
     }
 
     #[test]

@@ -24,16 +24,34 @@ pub struct NimRules {
     /// When a turn leaves a pile that is a positive multiple of this, the same player plays the
     /// next turn too (0: never).
     pub bonus_every: u8,
+    /// Busy work (rounds of a hash) done by every `legal_actions` call, to give benchmarks a
+    /// move generator as costly as a real engine's. 0 for the tests.
+    pub work: u32,
 }
 
 impl NimRules {
     /// Classic subtraction Nim: take 1–3, one take per turn, players alternate. A pile that is
     /// a multiple of 4 is lost for the player to move.
-    pub const CLASSIC: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 0 };
+    pub const CLASSIC: NimRules = NimRules {
+        max_take: 3,
+        actions_per_turn: 1,
+        bonus_every: 0,
+        work: 0,
+    };
     /// A turn is two takes of 1–2 stones by the same player.
-    pub const DOUBLE: NimRules = NimRules { max_take: 2, actions_per_turn: 2, bonus_every: 0 };
+    pub const DOUBLE: NimRules = NimRules {
+        max_take: 2,
+        actions_per_turn: 2,
+        bonus_every: 0,
+        work: 0,
+    };
     /// Take 1–3; a turn leaving a multiple of 5 earns another turn.
-    pub const BONUS: NimRules = NimRules { max_take: 3, actions_per_turn: 1, bonus_every: 5 };
+    pub const BONUS: NimRules = NimRules {
+        max_take: 3,
+        actions_per_turn: 1,
+        bonus_every: 5,
+        work: 0,
+    };
 }
 
 static NIM_SPEC: Spec = Spec {
@@ -66,7 +84,10 @@ pub struct NimTurn(pub Vec<u8>);
 impl Nim {
     /// A game with `pile` stones, player one to move at a turn start.
     pub fn new(pile: u8, rules: NimRules) -> Self {
-        assert!((1..=3).contains(&rules.max_take) && rules.actions_per_turn >= 1, "bad Nim rules");
+        assert!(
+            (1..=3).contains(&rules.max_take) && rules.actions_per_turn >= 1,
+            "bad Nim rules"
+        );
         Nim {
             rules,
             pile,
@@ -115,6 +136,14 @@ impl Game for Nim {
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
+        if self.rules.work > 0 {
+            let mut rng = gipfzero_games::SplitMix64::new(self.pile as u64);
+            let mut mix = 0;
+            for _ in 0..self.rules.work {
+                mix ^= rng.next_u64();
+            }
+            std::hint::black_box(mix);
+        }
         if self.winner.is_none() {
             out.extend((1..=self.rules.max_take.min(self.pile)).map(Nim::take));
         }
@@ -142,7 +171,10 @@ impl Game for Nim {
 
     fn position_hash(&self) -> u64 {
         let player = self.to_move.index() as u64;
-        (self.pile as u64) | (self.left_in_turn as u64) << 8 | player << 16 | (self.winner.is_some() as u64) << 17
+        (self.pile as u64)
+            | (self.left_in_turn as u64) << 8
+            | player << 16
+            | (self.winner.is_some() as u64) << 17
     }
 
     fn legal_turns(&self, out: &mut Vec<NimTurn>) {
@@ -170,7 +202,11 @@ impl Game for Nim {
     }
 
     fn format_turn(&self, turn: &NimTurn) -> String {
-        turn.0.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("+")
+        turn.0
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join("+")
     }
 
     fn parse_turn(&self, text: &str) -> Result<NimTurn, TurnError> {
@@ -178,7 +214,11 @@ impl Game for Nim {
         for part in text.split('+') {
             match part.parse::<u8>() {
                 Ok(n) if (1..=3).contains(&n) => stones.push(n),
-                _ => return Err(TurnError::Malformed(format!("expected takes of 1 to 3 stones joined by '+', got {text:?}"))),
+                _ => {
+                    return Err(TurnError::Malformed(format!(
+                        "expected takes of 1 to 3 stones joined by '+', got {text:?}"
+                    )))
+                }
             }
         }
         let turn = NimTurn(stones);
@@ -187,7 +227,10 @@ impl Game for Nim {
         if legal.contains(&turn) {
             Ok(turn)
         } else {
-            Err(TurnError::Illegal(format!("{text} is not a legal turn with {} stones left", self.pile)))
+            Err(TurnError::Illegal(format!(
+                "{text} is not a legal turn with {} stones left",
+                self.pile
+            )))
         }
     }
 
@@ -223,7 +266,11 @@ impl Game for Nim {
 
 impl fmt::Display for Nim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "pile {}, {} to move, {} take(s) left in the turn", self.pile, self.to_move, self.left_in_turn)
+        write!(
+            f,
+            "pile {}, {} to move, {} take(s) left in the turn",
+            self.pile, self.to_move, self.left_in_turn
+        )
     }
 }
 
@@ -263,7 +310,11 @@ pub fn best_actions<G: Game>(position: &G) -> Vec<Action> {
             let mut next = position.clone();
             next.apply(action);
             let value = solve(&next);
-            (if next.to_move() == mover { value } else { -value }) == target
+            (if next.to_move() == mover {
+                value
+            } else {
+                -value
+            }) == target
         })
         .collect()
 }
@@ -276,12 +327,20 @@ pub struct PriorEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for PriorEvaluator {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         values.fill(0.0);
         for i in 0..batch.len() {
             let range = batch.range(i);
             let legal = batch.legal(i);
-            let sum: f32 = legal.iter().map(|a| self.prior.get(a.index()).copied().unwrap_or(0.0)).sum();
+            let sum: f32 = legal
+                .iter()
+                .map(|a| self.prior.get(a.index()).copied().unwrap_or(0.0))
+                .sum();
             for (p, a) in policy[range].iter_mut().zip(legal) {
                 *p = self.prior.get(a.index()).copied().unwrap_or(0.0) / sum;
             }
@@ -295,7 +354,12 @@ impl<G: Game> Evaluator<G> for PriorEvaluator {
 pub struct SolverEvaluator;
 
 impl<G: Game> Evaluator<G> for SolverEvaluator {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<G>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         for (i, value) in values.iter_mut().enumerate() {
             *value = solve(batch.position(i));
             let range = batch.range(i);
@@ -315,7 +379,11 @@ mod tests {
     fn classic_nim_multiples_of_four_are_lost() {
         for pile in 1..=12u8 {
             let expected = if pile % 4 == 0 { -1.0 } else { 1.0 };
-            assert_eq!(solve(&Nim::new(pile, NimRules::CLASSIC)), expected, "pile {pile}");
+            assert_eq!(
+                solve(&Nim::new(pile, NimRules::CLASSIC)),
+                expected,
+                "pile {pile}"
+            );
         }
     }
 
@@ -343,7 +411,10 @@ mod tests {
     fn a_bonus_pile_gives_the_same_player_another_turn() {
         let mut nim = Nim::new(8, NimRules::BONUS);
         nim.apply(Nim::take(3));
-        assert_eq!((nim.pile(), nim.to_move(), nim.is_turn_start()), (5, Player::One, true));
+        assert_eq!(
+            (nim.pile(), nim.to_move(), nim.is_turn_start()),
+            (5, Player::One, true)
+        );
         nim.apply(Nim::take(1));
         assert_eq!(nim.to_move(), Player::Two);
     }

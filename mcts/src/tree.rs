@@ -159,12 +159,14 @@ impl Tree {
     /// Writes the edges of an evaluated node; `priors` must be a distribution over `legal`.
     pub fn expand(&mut self, node: u32, legal: &[Action], priors: &[f32], raw_value: f32) {
         let first = self.edges.len() as u32;
-        self.edges.extend(
-            legal
-                .iter()
-                .zip(priors)
-                .map(|(&action, &prior)| Edge { child: NONE, visits: 0, value_sum: 0.0, prior, action }),
-        );
+        self.edges
+            .extend(legal.iter().zip(priors).map(|(&action, &prior)| Edge {
+                child: NONE,
+                visits: 0,
+                value_sum: 0.0,
+                prior,
+                action,
+            }));
         let n = self.node_mut(node);
         n.first_edge = first;
         n.edge_count = legal.len() as u32;
@@ -228,7 +230,11 @@ impl Tree {
         let mut edges = std::mem::take(&mut self.spare_edges);
         nodes.clear();
         edges.clear();
-        nodes.push(Node { parent: NONE, parent_edge: NONE, ..*self.node(old_root) });
+        nodes.push(Node {
+            parent: NONE,
+            parent_edge: NONE,
+            ..*self.node(old_root)
+        });
         // (old index, new index) pairs whose edges still have to be copied.
         let mut stack = vec![(old_root, 0u32)];
         while let Some((old, new)) = stack.pop() {
@@ -237,7 +243,11 @@ impl Tree {
                 let mut copy = *e;
                 if e.child != NONE {
                     let child = nodes.len() as u32;
-                    nodes.push(Node { parent: new, parent_edge: edges.len() as u32, ..*self.node(e.child) });
+                    nodes.push(Node {
+                        parent: new,
+                        parent_edge: edges.len() as u32,
+                        ..*self.node(e.child)
+                    });
                     copy.child = child;
                     stack.push((e.child, child));
                 }
@@ -309,7 +319,10 @@ mod tests {
         let root = tree.node(Tree::ROOT);
         assert_eq!((root.parent, root.visits, root.raw_value), (NONE, 3, 0.5));
         let edges = tree.edges_of(Tree::ROOT);
-        assert_eq!(edges.iter().map(|e| e.action).collect::<Vec<_>>(), vec![Action(1), Action(2)]);
+        assert_eq!(
+            edges.iter().map(|e| e.action).collect::<Vec<_>>(),
+            vec![Action(1), Action(2)]
+        );
         assert_eq!(edges[1].visits, 3);
         let child = tree.node(edges[1].child);
         assert_eq!((child.parent, child.parent_edge, child.visits), (0, 1, 3));

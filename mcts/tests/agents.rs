@@ -2,8 +2,8 @@
 use gipfzero_games::Game;
 use gipfzero_mcts::testing::{best_actions, Nim, NimRules, NimTurn};
 use gipfzero_mcts::{
-    parse_agent, play_game, play_match, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent,
-    RandomAgent, RootPolicy, SearchConfig, UniformEvaluator,
+    parse_agent, play_game, play_match, rollout_agent, Agent, AgentError, AgentSpecError,
+    GreedyAgent, MctsAgent, RandomAgent, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use proptest::prelude::*;
 
@@ -11,7 +11,14 @@ use proptest::prelude::*;
 fn rollout_beats_random() {
     let mut rollout = rollout_agent::<Nim>(200, 1).unwrap();
     let mut random = RandomAgent::new(2);
-    let score = play_match(|_| Nim::new(21, NimRules::CLASSIC), &mut rollout, &mut random, 20, 100).unwrap();
+    let score = play_match(
+        |_| Nim::new(21, NimRules::CLASSIC),
+        &mut rollout,
+        &mut random,
+        20,
+        100,
+    )
+    .unwrap();
     assert_eq!(score.games(), 20);
     assert!(score.wins >= 17, "{score:?}");
 }
@@ -41,11 +48,16 @@ fn random_agent_plays_legal_turns_and_is_seeded() {
     position.legal_turns(&mut turns);
     let picks = |seed| {
         let mut agent = RandomAgent::new(seed);
-        (0..20).map(|_| agent.choose_turn(&position).unwrap()).collect::<Vec<NimTurn>>()
+        (0..20)
+            .map(|_| agent.choose_turn(&position).unwrap())
+            .collect::<Vec<NimTurn>>()
     };
     assert_eq!(picks(3), picks(3));
     assert!(picks(3).iter().all(|t| turns.contains(t)));
-    assert!(picks(3).iter().any(|t| t != &picks(3)[0]), "a random agent should vary");
+    assert!(
+        picks(3).iter().any(|t| t != &picks(3)[0]),
+        "a random agent should vary"
+    );
 }
 
 #[test]
@@ -55,7 +67,10 @@ fn greedy_takes_an_immediate_win() {
         let turn = greedy.choose_turn(&Nim::new(3, NimRules::CLASSIC)).unwrap();
         assert_eq!(turn, NimTurn(vec![3]));
         let turn = greedy.choose_turn(&Nim::new(3, NimRules::DOUBLE)).unwrap();
-        assert!(turn == NimTurn(vec![1, 2]) || turn == NimTurn(vec![2, 1]), "{turn:?}");
+        assert!(
+            turn == NimTurn(vec![1, 2]) || turn == NimTurn(vec![2, 1]),
+            "{turn:?}"
+        );
     }
 }
 
@@ -64,7 +79,10 @@ fn greedy_maximises_its_score_margin() {
     // Score = stones taken; far from the end the greediest turn takes 2 + 2.
     let mut greedy = GreedyAgent::new(5);
     for _ in 0..5 {
-        assert_eq!(greedy.choose_turn(&Nim::new(30, NimRules::DOUBLE)).unwrap(), NimTurn(vec![2, 2]));
+        assert_eq!(
+            greedy.choose_turn(&Nim::new(30, NimRules::DOUBLE)).unwrap(),
+            NimTurn(vec![2, 2])
+        );
     }
 }
 
@@ -80,7 +98,10 @@ fn agents_refuse_finished_games_and_mid_turn_positions() {
         Box::new(rollout_agent::<Nim>(10, 0).unwrap()),
     ];
     for agent in agents.iter_mut() {
-        assert_eq!(agent.choose_turn(&mid_turn).unwrap_err(), AgentError::NotTurnStart);
+        assert_eq!(
+            agent.choose_turn(&mid_turn).unwrap_err(),
+            AgentError::NotTurnStart
+        );
         assert_eq!(agent.choose_turn(&over).unwrap_err(), AgentError::GameOver);
     }
 }
@@ -90,7 +111,10 @@ fn mcts_agent_plays_a_whole_winning_turn_of_several_actions() {
     let config = SearchConfig::evaluation(600, RootPolicy::Puct);
     let mut agent = MctsAgent::new("mcts", UniformEvaluator, config, 0).unwrap();
     // From 4 only 2+2 wins; elsewhere check every action of the turn against the solver.
-    assert_eq!(agent.choose_turn(&Nim::new(4, NimRules::DOUBLE)).unwrap(), NimTurn(vec![2, 2]));
+    assert_eq!(
+        agent.choose_turn(&Nim::new(4, NimRules::DOUBLE)).unwrap(),
+        NimTurn(vec![2, 2])
+    );
     assert_eq!(agent.last_results().len(), 2);
     for pile in [6u8, 7, 8] {
         let position = Nim::new(pile, NimRules::DOUBLE);
@@ -98,7 +122,10 @@ fn mcts_agent_plays_a_whole_winning_turn_of_several_actions() {
         // Every action of the turn must keep the win.
         let mut after = position.clone();
         for action in position.turn_actions(&turn) {
-            assert!(best_actions(&after).contains(&action), "pile {pile}: turn {turn:?}");
+            assert!(
+                best_actions(&after).contains(&action),
+                "pile {pile}: turn {turn:?}"
+            );
             after.apply(action);
         }
     }
@@ -115,7 +142,11 @@ fn mcts_agent_reuses_its_tree_across_the_opponents_turn() {
         let turn = agent.choose_turn(&position).unwrap();
         let first = &agent.last_results()[0];
         // Visits beyond this search's simulations (and the fresh root's evaluation) were inherited.
-        inherited += first.visits.iter().sum::<u32>().saturating_sub(first.simulations);
+        inherited += first
+            .visits
+            .iter()
+            .sum::<u32>()
+            .saturating_sub(first.simulations);
         position.play(&turn);
         let reply = opponent.choose_turn(&position).unwrap();
         position.play(&reply);
@@ -141,13 +172,34 @@ fn a_played_game_is_a_legal_record() {
 
 #[test]
 fn agent_specs_build_the_baselines() {
-    for (spec, name) in [("random", "random"), ("greedy", "greedy"), ("rollout:64", "rollout:64"), (" rollout:1 ", "rollout:1")] {
+    for (spec, name) in [
+        ("random", "random"),
+        ("greedy", "greedy"),
+        ("rollout:64", "rollout:64"),
+        (" rollout:1 ", "rollout:1"),
+    ] {
         let agent = parse_agent::<Nim>(spec, 0).unwrap();
         assert_eq!(agent.name(), name);
     }
-    assert!(matches!(parse_agent::<Nim>("minimax", 0), Err(AgentSpecError::Unknown(_))));
-    for bad in ["rollout:", "rollout:0", "rollout:-5", "rollout:1.5", "rollout:99999999999", "rollout:ten"] {
-        assert!(matches!(parse_agent::<Nim>(bad, 0), Err(AgentSpecError::BadSimulations { .. })), "{bad}");
+    assert!(matches!(
+        parse_agent::<Nim>("minimax", 0),
+        Err(AgentSpecError::Unknown(_))
+    ));
+    for bad in [
+        "rollout:",
+        "rollout:0",
+        "rollout:-5",
+        "rollout:1.5",
+        "rollout:99999999999",
+        "rollout:ten",
+    ] {
+        assert!(
+            matches!(
+                parse_agent::<Nim>(bad, 0),
+                Err(AgentSpecError::BadSimulations { .. })
+            ),
+            "{bad}"
+        );
     }
 }
 

@@ -2,8 +2,8 @@
 use gipfzero_games::{Action, Game, Player, Status};
 use gipfzero_mcts::testing::{best_actions, solve, Nim, NimRules, PriorEvaluator, SolverEvaluator};
 use gipfzero_mcts::{
-    Batch, EvalError, Evaluator, GumbelConfig, PlayoutCap, RootPolicy, RolloutEvaluator, Search, SearchConfig,
-    SearchError, SearchPool, SearchResult, UniformEvaluator,
+    Batch, EvalError, Evaluator, GumbelConfig, PlayoutCap, RolloutEvaluator, RootPolicy, Search,
+    SearchConfig, SearchError, SearchPool, SearchResult, UniformEvaluator,
 };
 
 fn puct(simulations: u32) -> SearchConfig {
@@ -13,14 +13,25 @@ fn puct(simulations: u32) -> SearchConfig {
 fn gumbel(simulations: u32, noise: bool) -> SearchConfig {
     SearchConfig {
         simulations,
-        root_policy: RootPolicy::Gumbel(GumbelConfig { noise, ..GumbelConfig::default() }),
+        root_policy: RootPolicy::Gumbel(GumbelConfig {
+            noise,
+            ..GumbelConfig::default()
+        }),
         dirichlet: None,
         ..SearchConfig::default()
     }
 }
 
-fn search_once<E: Evaluator<Nim>>(position: Nim, config: SearchConfig, seed: u64, evaluator: &E) -> SearchResult {
-    Search::new(position, config, seed).unwrap().run(evaluator).unwrap()
+fn search_once<E: Evaluator<Nim>>(
+    position: Nim,
+    config: SearchConfig,
+    seed: u64,
+    evaluator: &E,
+) -> SearchResult {
+    Search::new(position, config, seed)
+        .unwrap()
+        .run(evaluator)
+        .unwrap()
 }
 
 fn slot(result: &SearchResult, action: Action) -> usize {
@@ -33,7 +44,11 @@ fn solve_alternating(position: &Nim) -> f32 {
     if let Status::Over(outcome) = position.status() {
         // The previous action's player took the last stone; under alternation that is the
         // opponent of whoever "moves" now.
-        return if outcome == gipfzero_games::Outcome::Draw { 0.0 } else { -1.0 };
+        return if outcome == gipfzero_games::Outcome::Draw {
+            0.0
+        } else {
+            -1.0
+        };
     }
     let mut actions = Vec::new();
     position.legal_actions(&mut actions);
@@ -63,7 +78,9 @@ fn best_actions_alternating(position: &Nim) -> Vec<Action> {
 
 /// Won positions (for the player to move) among piles 1..=max.
 fn won_piles(rules: NimRules, max: u8) -> Vec<u8> {
-    (1..=max).filter(|&pile| solve(&Nim::new(pile, rules)) == 1.0).collect()
+    (1..=max)
+        .filter(|&pile| solve(&Nim::new(pile, rules)) == 1.0)
+        .collect()
 }
 
 #[test]
@@ -71,8 +88,16 @@ fn puct_finds_the_winning_take_in_classic_nim() {
     for pile in won_piles(NimRules::CLASSIC, 11) {
         let position = Nim::new(pile, NimRules::CLASSIC);
         let result = search_once(position.clone(), puct(1500), 1, &UniformEvaluator);
-        assert!(best_actions(&position).contains(&result.action), "pile {pile}: chose {:?}", result.action);
-        assert!(result.root_value > 0.0, "pile {pile}: root value {}", result.root_value);
+        assert!(
+            best_actions(&position).contains(&result.action),
+            "pile {pile}: chose {:?}",
+            result.action
+        );
+        assert!(
+            result.root_value > 0.0,
+            "pile {pile}: root value {}",
+            result.root_value
+        );
     }
 }
 
@@ -103,13 +128,27 @@ fn visit_counts_follow_the_prior_when_values_are_equal() {
     // A deep pile: no game end within reach, every value is 0, so PUCT's visits should be
     // proportional to the priors (with no first-play penalty to distort them).
     let prior = vec![0.6, 0.3, 0.1];
-    let config = SearchConfig { fpu_reduction: 0.0, root_fpu_reduction: 0.0, ..puct(3000) };
-    let result = search_once(Nim::new(250, NimRules::CLASSIC), config, 0, &PriorEvaluator { prior: prior.clone() });
+    let config = SearchConfig {
+        fpu_reduction: 0.0,
+        root_fpu_reduction: 0.0,
+        ..puct(3000)
+    };
+    let result = search_once(
+        Nim::new(250, NimRules::CLASSIC),
+        config,
+        0,
+        &PriorEvaluator {
+            prior: prior.clone(),
+        },
+    );
     let total: u32 = result.visits.iter().sum();
     assert_eq!(total, 3000);
     for (i, &p) in prior.iter().enumerate() {
         let share = result.visits[i] as f32 / total as f32;
-        assert!((share - p).abs() < 0.02, "action {i}: share {share}, prior {p}");
+        assert!(
+            (share - p).abs() < 0.02,
+            "action {i}: share {share}, prior {p}"
+        );
         assert!((result.policy_target[i] - share).abs() < 1e-6);
     }
 }
@@ -120,7 +159,10 @@ fn several_actions_per_turn_are_backed_up_for_the_player_to_move() {
     // signs after every action would believe the second take is the opponent's and prefer 1.
     let position = Nim::new(4, NimRules::DOUBLE);
     assert_eq!(best_actions(&position), vec![Nim::take(2)]);
-    assert!(!best_actions_alternating(&position).contains(&Nim::take(2)), "the test must tell the two apart");
+    assert!(
+        !best_actions_alternating(&position).contains(&Nim::take(2)),
+        "the test must tell the two apart"
+    );
     for config in [puct(400), gumbel(100, false)] {
         let result = search_once(position.clone(), config, 0, &UniformEvaluator);
         assert_eq!(result.action, Nim::take(2));
@@ -135,9 +177,16 @@ fn several_actions_per_turn_are_backed_up_for_the_player_to_move() {
             told_apart += 1;
         }
         let result = search_once(position, puct(2000), 0, &UniformEvaluator);
-        assert!(best.contains(&result.action), "pile {pile}: chose {:?}, best {best:?}", result.action);
+        assert!(
+            best.contains(&result.action),
+            "pile {pile}: chose {:?}, best {best:?}",
+            result.action
+        );
     }
-    assert!(told_apart >= 3, "only {told_apart} positions where alternation errs");
+    assert!(
+        told_apart >= 3,
+        "only {told_apart} positions where alternation errs"
+    );
 }
 
 #[test]
@@ -153,13 +202,24 @@ fn a_second_turn_in_a_row_is_backed_up_for_the_same_player() {
         }
         checked += 1;
         let result = search_once(position.clone(), puct(2000), 0, &UniformEvaluator);
-        assert!(best.contains(&result.action), "pile {pile}: chose {:?}, best {best:?}", result.action);
+        assert!(
+            best.contains(&result.action),
+            "pile {pile}: chose {:?}, best {best:?}",
+            result.action
+        );
         // Gumbel's sequential halving needs informative values at this budget; exact leaf
         // values still go through the same backup, where a sign error would show.
         let result = search_once(position.clone(), gumbel(24, false), 0, &SolverEvaluator);
-        assert!(best.contains(&result.action), "gumbel, pile {pile}: chose {:?}, best {best:?}", result.action);
+        assert!(
+            best.contains(&result.action),
+            "gumbel, pile {pile}: chose {:?}, best {best:?}",
+            result.action
+        );
     }
-    assert!(checked >= 2, "only {checked} positions where alternation errs");
+    assert!(
+        checked >= 2,
+        "only {checked} positions where alternation errs"
+    );
 }
 
 #[test]
@@ -169,21 +229,31 @@ fn a_perfect_value_needs_no_deep_search() {
         for pile in won_piles(rules, 20) {
             let position = Nim::new(pile, rules);
             let result = search_once(position.clone(), puct(30), 0, &SolverEvaluator);
-            assert!(best_actions(&position).contains(&result.action), "{rules:?} pile {pile}");
+            assert!(
+                best_actions(&position).contains(&result.action),
+                "{rules:?} pile {pile}"
+            );
         }
     }
 }
 
 #[test]
 fn seeded_searches_are_deterministic() {
-    let noisy = SearchConfig { simulations: 200, ..SearchConfig::default() };
+    let noisy = SearchConfig {
+        simulations: 200,
+        ..SearchConfig::default()
+    };
     let capped = SearchConfig {
-        playout_cap: Some(PlayoutCap { full_probability: 0.5, cheap_simulations: 20 }),
+        playout_cap: Some(PlayoutCap {
+            full_probability: 0.5,
+            cheap_simulations: 20,
+        }),
         ..noisy.clone()
     };
     for config in [noisy, capped, gumbel(64, true)] {
         let run = |seed| {
-            let mut search = Search::new(Nim::new(30, NimRules::BONUS), config.clone(), seed).unwrap();
+            let mut search =
+                Search::new(Nim::new(30, NimRules::BONUS), config.clone(), seed).unwrap();
             let mut results = Vec::new();
             for _ in 0..6 {
                 let result = search.run(&RolloutEvaluator::new(1, 9)).unwrap();
@@ -208,7 +278,11 @@ fn gumbel_improved_policy_is_a_distribution_that_prefers_the_winning_take() {
         let win = slot(&result, Nim::take(1));
         for (i, &p) in result.policy_target.iter().enumerate() {
             if i != win {
-                assert!(result.policy_target[win] > p, "seed {seed}: {:?}", result.policy_target);
+                assert!(
+                    result.policy_target[win] > p,
+                    "seed {seed}: {:?}",
+                    result.policy_target
+                );
             }
         }
         assert!(result.policy_target[win] > 1.0 / 3.0);
@@ -221,11 +295,24 @@ fn gumbel_improved_policy_is_a_distribution_that_prefers_the_winning_take() {
 fn gumbel_considers_only_m_actions() {
     // m = 2 of 3 legal actions: one action is never visited.
     let config = SearchConfig {
-        root_policy: RootPolicy::Gumbel(GumbelConfig { max_considered: 2, ..GumbelConfig::default() }),
+        root_policy: RootPolicy::Gumbel(GumbelConfig {
+            max_considered: 2,
+            ..GumbelConfig::default()
+        }),
         ..gumbel(40, true)
     };
-    let result = search_once(Nim::new(40, NimRules::CLASSIC), config, 4, &UniformEvaluator);
-    assert_eq!(result.visits.iter().filter(|&&v| v == 0).count(), 1, "{:?}", result.visits);
+    let result = search_once(
+        Nim::new(40, NimRules::CLASSIC),
+        config,
+        4,
+        &UniformEvaluator,
+    );
+    assert_eq!(
+        result.visits.iter().filter(|&&v| v == 0).count(),
+        1,
+        "{:?}",
+        result.visits
+    );
     assert_eq!(result.visits.iter().sum::<u32>(), 40);
 }
 
@@ -242,7 +329,13 @@ fn pool_positions() -> Vec<(Nim, u64)> {
 #[test]
 fn lockstep_search_equals_searching_each_tree_alone() {
     let evaluator = RolloutEvaluator::new(2, 11);
-    for config in [SearchConfig { simulations: 100, ..SearchConfig::default() }, gumbel(50, true)] {
+    for config in [
+        SearchConfig {
+            simulations: 100,
+            ..SearchConfig::default()
+        },
+        gumbel(50, true),
+    ] {
         // Alone, for three decisions each.
         let mut alone = Vec::new();
         for (position, seed) in pool_positions() {
@@ -271,12 +364,20 @@ fn lockstep_search_equals_searching_each_tree_alone() {
                     pool.searches_mut()[index].advance(result.action).unwrap();
                     together[index].push(result);
                 }
-                if pool.searches().iter().any(|s| s.position().status().is_over()) {
+                if pool
+                    .searches()
+                    .iter()
+                    .any(|s| s.position().status().is_over())
+                {
                     break;
                 }
             }
             for (i, results) in together.iter().enumerate() {
-                assert_eq!(&alone[i][..results.len()], &results[..], "tree {i}, parallel {parallel}");
+                assert_eq!(
+                    &alone[i][..results.len()],
+                    &results[..],
+                    "tree {i}, parallel {parallel}"
+                );
             }
         }
     }
@@ -284,7 +385,10 @@ fn lockstep_search_equals_searching_each_tree_alone() {
 
 #[test]
 fn several_leaves_per_tree_still_find_the_win() {
-    let config = SearchConfig { leaves_per_tree: 8, ..puct(1500) };
+    let config = SearchConfig {
+        leaves_per_tree: 8,
+        ..puct(1500)
+    };
     let position = Nim::new(7, NimRules::CLASSIC);
     let result = search_once(position.clone(), config, 0, &UniformEvaluator);
     assert_eq!(result.visits.iter().sum::<u32>(), 1500);
@@ -305,7 +409,15 @@ fn tree_reuse_keeps_the_visits_of_the_subtree() {
     assert_eq!(search.root_visits(), kept + 500);
     assert_eq!(next.to_move, Player::Two);
 
-    let mut fresh = Search::new(position, SearchConfig { reuse_tree: false, ..puct(500) }, 0).unwrap();
+    let mut fresh = Search::new(
+        position,
+        SearchConfig {
+            reuse_tree: false,
+            ..puct(500)
+        },
+        0,
+    )
+    .unwrap();
     let result = fresh.run(&UniformEvaluator).unwrap();
     fresh.advance(result.action).unwrap();
     assert_eq!(fresh.root_visits(), 0);
@@ -317,9 +429,15 @@ fn tree_reuse_keeps_the_visits_of_the_subtree() {
 #[test]
 fn advancing_on_an_illegal_action_is_refused() {
     let mut search = Search::new(Nim::new(2, NimRules::CLASSIC), puct(10), 0).unwrap();
-    assert_eq!(search.advance(Nim::take(3)), Err(SearchError::IllegalAction(2)));
+    assert_eq!(
+        search.advance(Nim::take(3)),
+        Err(SearchError::IllegalAction(2))
+    );
     search.run(&UniformEvaluator).unwrap();
-    assert_eq!(search.advance(Nim::take(3)), Err(SearchError::IllegalAction(2)));
+    assert_eq!(
+        search.advance(Nim::take(3)),
+        Err(SearchError::IllegalAction(2))
+    );
     assert_eq!(search.position().pile(), 2);
 }
 
@@ -328,13 +446,21 @@ fn a_finished_game_has_nothing_to_search() {
     let mut position = Nim::new(1, NimRules::CLASSIC);
     position.apply(Nim::take(1));
     let mut search = Search::new(position, puct(10), 0).unwrap();
-    assert_eq!(search.run(&UniformEvaluator).unwrap_err(), SearchError::GameOver);
+    assert_eq!(
+        search.run(&UniformEvaluator).unwrap_err(),
+        SearchError::GameOver
+    );
 }
 
 struct Broken(f32);
 
 impl Evaluator<Nim> for Broken {
-    fn evaluate(&self, batch: &Batch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &Batch<Nim>,
+        values: &mut [f32],
+        policy: &mut [f32],
+    ) -> Result<(), EvalError> {
         if self.0.is_infinite() {
             return Err(EvalError("server gone".into()));
         }
@@ -352,9 +478,19 @@ impl Evaluator<Nim> for Broken {
 fn evaluator_failures_and_bad_values_are_errors_not_panics() {
     let position = Nim::new(9, NimRules::CLASSIC);
     let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
-    assert_eq!(search.run(&Broken(f32::INFINITY)).unwrap_err(), SearchError::Evaluator(EvalError("server gone".into())));
+    assert_eq!(
+        search.run(&Broken(f32::INFINITY)).unwrap_err(),
+        SearchError::Evaluator(EvalError("server gone".into()))
+    );
     let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
-    assert!(matches!(search.run(&Broken(f32::NAN)), Err(SearchError::BadValue(_))));
+    assert!(matches!(
+        search.run(&Broken(f32::NAN)),
+        Err(SearchError::BadValue(_))
+    ));
+    // The failed step is taken back: the same search runs again with a working evaluator.
+    let result = search.run(&UniformEvaluator).unwrap();
+    assert_eq!(result.visits.iter().sum::<u32>(), 20);
+    assert_eq!(search.root_visits(), 21);
     // Broken priors but a finite value: uniform priors are used instead.
     let mut search = Search::new(position, puct(20), 0).unwrap();
     let result = search.run(&Broken(0.0)).unwrap();
@@ -365,7 +501,10 @@ fn evaluator_failures_and_bad_values_are_errors_not_panics() {
 fn playout_cap_marks_full_searches() {
     let config = SearchConfig {
         simulations: 100,
-        playout_cap: Some(PlayoutCap { full_probability: 0.3, cheap_simulations: 10 }),
+        playout_cap: Some(PlayoutCap {
+            full_probability: 0.3,
+            cheap_simulations: 10,
+        }),
         ..SearchConfig::default()
     };
     let mut search = Search::new(Nim::new(200, NimRules::CLASSIC), config, 3).unwrap();
@@ -381,15 +520,24 @@ fn playout_cap_marks_full_searches() {
         }
         search.advance(result.action).unwrap();
     }
-    assert!((8..=30).contains(&full), "{full} full searches of 60 at p = 0.3");
+    assert!(
+        (8..=30).contains(&full),
+        "{full} full searches of 60 at p = 0.3"
+    );
     assert!(cheap > full);
 }
 
 #[test]
 fn temperature_one_samples_and_zero_takes_the_most_visited() {
     let position = Nim::new(100, NimRules::CLASSIC);
-    let prior = PriorEvaluator { prior: vec![0.5, 0.3, 0.2] };
-    let sampling = SearchConfig { dirichlet: None, simulations: 100, ..SearchConfig::default() };
+    let prior = PriorEvaluator {
+        prior: vec![0.5, 0.3, 0.2],
+    };
+    let sampling = SearchConfig {
+        dirichlet: None,
+        simulations: 100,
+        ..SearchConfig::default()
+    };
     let mut chosen = [0u32; 3];
     for seed in 0..200 {
         let result = search_once(position.clone(), sampling.clone(), seed, &prior);
@@ -399,23 +547,92 @@ fn temperature_one_samples_and_zero_takes_the_most_visited() {
     assert!(chosen.iter().all(|&c| c >= 15), "{chosen:?}");
     assert!(chosen[0] > chosen[2]);
     for seed in 0..20 {
-        assert_eq!(search_once(position.clone(), puct(100), seed, &prior).action, Nim::take(1));
+        assert_eq!(
+            search_once(position.clone(), puct(100), seed, &prior).action,
+            Nim::take(1)
+        );
     }
 }
 
 #[test]
-fn dirichlet_noise_changes_the_root_visits_only() {
+fn dirichlet_noise_changes_the_root_visits() {
     let position = Nim::new(100, NimRules::CLASSIC);
-    let prior = PriorEvaluator { prior: vec![0.8, 0.1, 0.1] };
+    let prior = PriorEvaluator {
+        prior: vec![0.8, 0.1, 0.1],
+    };
     let quiet = search_once(position.clone(), puct(400), 0, &prior);
     let noisy_config = SearchConfig {
-        dirichlet: Some(gipfzero_mcts::DirichletNoise { alpha_scale: 3.0, epsilon: 0.5 }),
+        dirichlet: Some(gipfzero_mcts::DirichletNoise {
+            alpha_scale: 3.0,
+            epsilon: 0.5,
+        }),
         ..puct(400)
     };
-    let noisy: Vec<Vec<u32>> = (0..4).map(|seed| search_once(position.clone(), noisy_config.clone(), seed, &prior).visits).collect();
+    let noisy: Vec<Vec<u32>> = (0..4)
+        .map(|seed| search_once(position.clone(), noisy_config.clone(), seed, &prior).visits)
+        .collect();
     assert!(noisy.iter().any(|v| v != &quiet.visits));
     assert!(noisy.iter().all(|v| v.iter().sum::<u32>() == 400));
 }
 
 // Reported in the docs; a regression here costs memory in every tree.
 const _: () = assert!(gipfzero_mcts::NODE_BYTES <= 40 && gipfzero_mcts::EDGE_BYTES <= 24);
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn every_search_gives_a_legal_action_and_a_distribution(
+        pile in 1u8..60,
+        variant in 0usize..3,
+        policy in 0usize..3,
+        simulations in 1u32..80,
+        leaves in 1u32..5,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let rules = [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS][variant];
+        let root_policy = [
+            RootPolicy::Puct,
+            RootPolicy::Gumbel(GumbelConfig::default()),
+            RootPolicy::Ucb1 { exploration: 1.0 },
+        ][policy].clone();
+        let config = SearchConfig { simulations, root_policy, leaves_per_tree: leaves, ..SearchConfig::default() };
+        let position = Nim::new(pile, rules);
+        let mut search = Search::new(position.clone(), config, seed).unwrap();
+        let result = search.run(&RolloutEvaluator::new(1, seed)).unwrap();
+        let mut legal = Vec::new();
+        position.legal_actions(&mut legal);
+        proptest::prop_assert_eq!(&result.actions, &legal);
+        proptest::prop_assert!(legal.contains(&result.action));
+        proptest::prop_assert_eq!(result.visits.iter().sum::<u32>(), simulations);
+        proptest::prop_assert_eq!(result.simulations, simulations);
+        let sum: f32 = result.policy_target.iter().sum();
+        proptest::prop_assert!((sum - 1.0).abs() < 1e-4);
+        proptest::prop_assert!((-1.0..=1.0).contains(&result.root_value));
+        search.advance(result.action).unwrap();
+    }
+}
+
+#[test]
+fn first_play_urgency_holds_back_unvisited_actions() {
+    // Values are all 0. With a large reduction an unvisited action is valued far below the
+    // root (0 − 2·sqrt(0.98)), so the low-prior actions are never tried in 500 simulations;
+    // without it they are.
+    let prior = PriorEvaluator {
+        prior: vec![0.98, 0.01, 0.01],
+    };
+    let position = Nim::new(200, NimRules::CLASSIC);
+    let harsh = SearchConfig {
+        root_fpu_reduction: 2.0,
+        ..puct(500)
+    };
+    assert_eq!(
+        search_once(position.clone(), harsh, 0, &prior).visits,
+        vec![500, 0, 0]
+    );
+    let lenient = SearchConfig {
+        root_fpu_reduction: 0.0,
+        ..puct(500)
+    };
+    let visits = search_once(position, lenient, 0, &prior).visits;
+    assert!(visits[1] > 0 && visits[2] > 0, "{visits:?}");
+}
