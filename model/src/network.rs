@@ -295,6 +295,10 @@ impl Network {
 
     /// A forward pass over observations given as `f32` values (`B × observation_len`), without
     /// gradients; the outputs are `f32` on the CPU.
+    ///
+    /// # Panics
+    /// When `observations` is not a whole number of observations (a caller's logic error; the
+    /// inference server checks its requests before they get here).
     pub fn forward_slice(&self, observations: &[f32]) -> NetworkOutput {
         let len = self.spec.observation_len();
         assert_eq!(observations.len() % len, 0, "observations are not a whole number of positions");

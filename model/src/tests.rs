@@ -677,7 +677,8 @@ mod checkpoint {
         let dir = TempDir::new("tensors");
         let (network, name) = saved(&dir, &ZERTZ);
         let weights = CheckpointPaths::new(&name).weights;
-        let rewrite = |edit: &dyn Fn(&mut Vec<(String, Tensor)>)| {
+        type Edit<'a> = &'a dyn Fn(&mut Vec<(String, Tensor)>);
+        let rewrite = |edit: Edit| {
             let mut tensors: Vec<(String, Tensor)> =
                 network.var_store().variables().into_iter().collect();
             edit(&mut tensors);
@@ -738,5 +739,33 @@ mod checkpoint {
             assert_eq!(CheckpointPaths::new(name), expected);
         }
         assert_eq!(CheckpointPaths::new("d/step.5").sidecar, PathBuf::from("d/step.5.json"));
+    }
+}
+
+mod bench {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::bench::{forward_throughput, server_throughput};
+    use crate::{DeviceChoice, ServerConfig};
+
+    #[test]
+    fn throughput_is_measured_for_each_batch_size() {
+        single_thread();
+        let figures = forward_throughput(
+            &DVONN,
+            &NetConfig::tiny(),
+            &[1, 4],
+            DeviceChoice::Cpu,
+            Duration::from_millis(20),
+        )
+        .unwrap();
+        assert_eq!(figures.iter().map(|f| f.batch).collect::<Vec<_>>(), [1, 4]);
+        assert!(figures.iter().all(|f| f.positions_per_s.is_finite() && f.positions_per_s > 0.0));
+        let config = ServerConfig { device: DeviceChoice::Cpu, ..Default::default() };
+        let rate =
+            server_throughput(&DVONN, &NetConfig::tiny(), config, 2, 4, Duration::from_millis(20))
+                .unwrap();
+        assert!(rate.is_finite() && rate > 0.0);
     }
 }
