@@ -1,10 +1,36 @@
 //! The neural-network side of gipfzero, on libtorch through tch.
 //!
-//! For now this crate holds the runtime layer the rest builds on: which libtorch the binary
-//! was linked against, which devices it sees, and explicit control of libtorch's thread
-//! pools. Thread counts are explicit because libtorch's intra-op (OpenMP) threads fight
-//! rayon's workers on small machines: on a 2-core machine with the other core busy, a small
-//! training loop ran 30–60× slower with 2 intra-op threads than with 1.
+//! Layered like candle (tensor runtime < layers < models), each module using only those
+//! before it:
+//! - [`runtime`]: which libtorch the binary was linked against, which devices it sees, and
+//!   explicit control of libtorch's thread pools. Thread counts are explicit because
+//!   libtorch's intra-op (OpenMP) threads fight rayon's workers on small machines: on a
+//!   2-core machine with the other core busy, a small training loop ran 30–60× slower with 2
+//!   intra-op threads than with 1.
+//! - [`layers`]: convolution + group norm, global pooling bias, the residual block.
+//! - [`network`]: the one policy/value network, sized by a [`NetConfig`] and shaped by a
+//!   variant's [`gipfzero_games::Spec`], with stable parameter names.
+//! - [`inference`]: the server thread that owns a copy of the network and batches requests
+//!   from searching threads; the search's evaluator adapter builds on its batch API.
+//! - [`checkpoint`]: safetensors weights with a JSON sidecar, written crash-safely and checked
+//!   on load.
+//! - [`bench`]: throughput measurements for the benches and the `bench model` command.
+//!
+//! The network and the server know nothing of files; only `checkpoint` touches the disk.
+pub mod bench;
+pub mod checkpoint;
+pub mod inference;
+pub mod layers;
+pub mod network;
 pub mod runtime;
 
+pub use checkpoint::{Checkpoint, CheckpointError, CheckpointInfo, TrainingState};
+pub use inference::{
+    Batch, BatchEvaluation, Evaluation, InferenceError, InferenceHandle, InferenceServer,
+    Precision, ServerConfig,
+};
+pub use network::{legal_mask, masked_softmax, NetConfig, NetConfigError, Network, NetworkOutput};
 pub use runtime::{runtime_info, DeviceChoice, RuntimeInfo, ThreadSettings};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,114 @@
+//! Throughput measurements shared by `benches/forward.rs` and the `gipfzero bench model`
+//! command, so both report the same quantity: positions evaluated per second.
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gipfzero_games::{Action, Spec};
+use tch::{Device, Kind, Tensor};
+
+use crate::inference::{InferenceError, InferenceServer, ServerConfig};
+use crate::network::{NetConfig, NetConfigError, Network};
+use crate::runtime::DeviceChoice;
+
+/// Positions per second at one batch size.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Throughput {
+    pub batch: usize,
+    pub positions_per_s: f64,
+}
+
+/// Random binary planes: the shape and sparsity of real observations, which is all a forward
+/// pass's cost depends on.
+pub fn random_observations(spec: &Spec, positions: usize) -> Vec<f32> {
+    let values =
+        Tensor::rand([(positions * spec.observation_len()) as i64], (Kind::Float, Device::Cpu))
+            .gt(0.7)
+            .to_kind(Kind::Float);
+    Vec::<f32>::try_from(values).expect("a CPU float tensor converts to a Vec")
+}
+
+/// The bare forward pass (no gradients, outputs copied back to the CPU as the server does) of
+/// a freshly initialised `net_config` network, for each batch size, each measured for about
+/// `duration` after one warm-up pass.
+pub fn forward_throughput(
+    spec: &Spec,
+    net_config: &NetConfig,
+    batch_sizes: &[usize],
+    device: DeviceChoice,
+    duration: Duration,
+) -> Result<Vec<Throughput>, NetConfigError> {
+    let device = device.resolve();
+    let network = Network::new(spec, net_config, device)?;
+    Ok(batch_sizes
+        .iter()
+        .map(|&batch| {
+            let xs = Tensor::from_slice(&random_observations(spec, batch))
+                .reshape([batch as i64, spec.observation_len() as i64])
+                .to_device(device);
+            let pass = || {
+                let output = tch::no_grad(|| network.forward(&xs));
+                // Reading the results back waits for the device, like a real evaluation.
+                let _ = output.value.to_device(Device::Cpu);
+                let _ = output.policy_logits.to_device(Device::Cpu);
+            };
+            pass();
+            let start = Instant::now();
+            let mut passes = 0usize;
+            while passes == 0 || start.elapsed() < duration {
+                pass();
+                passes += 1;
+            }
+            Throughput {
+                batch,
+                positions_per_s: (passes * batch) as f64 / start.elapsed().as_secs_f64(),
+            }
+        })
+        .collect())
+}
+
+/// End to end through the inference server: `clients` threads each send batches of
+/// `request_batch` positions (every action legal) for about `duration`.
+pub fn server_throughput(
+    spec: &Spec,
+    net_config: &NetConfig,
+    config: ServerConfig,
+    clients: usize,
+    request_batch: usize,
+    duration: Duration,
+) -> Result<f64, InferenceError> {
+    let network = Network::new(spec, net_config, Device::Cpu)
+        .map_err(|e| InferenceError::Start(e.to_string()))?;
+    let server = InferenceServer::spawn(&network, config)?;
+    let observations = random_observations(spec, request_batch);
+    let legal: Vec<Action> = (0..spec.action_count as u16).map(Action).collect();
+    let start = Instant::now();
+    let positions: Result<Vec<usize>, InferenceError> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..clients.max(1))
+            .map(|_| {
+                let handle = server.handle();
+                let observations = &observations;
+                let legal = &legal;
+                scope.spawn(move || {
+                    let mut batch = handle.new_batch();
+                    for i in 0..request_batch {
+                        batch.push(
+                            &observations
+                                [i * spec.observation_len()..(i + 1) * spec.observation_len()],
+                            legal,
+                        )?;
+                    }
+                    let mut positions = 0;
+                    while positions == 0 || start.elapsed() < duration {
+                        let answer = handle.evaluate_batch(batch)?;
+                        positions += answer.len();
+                        batch = answer.into_batch();
+                    }
+                    Ok(positions)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|worker| worker.join().expect("a bench client panicked")).collect()
+    });
+    let positions: usize = positions?.iter().sum();
+    Ok(positions as f64 / start.elapsed().as_secs_f64())
+}

@@ -1,0 +1,518 @@
+//! The inference server: one thread owns a copy of the network and answers evaluation
+//! requests from any number of searching threads.
+//!
+//! Why a server: tch tensors are not `Sync`, and a network forward pass is far cheaper per
+//! position in a batch than one at a time (see `benches/forward.rs`). Workers therefore never
+//! touch the network; they send [`Batch`]es of positions (observation + legal actions) over a
+//! channel, and the server gathers requests into one forward pass. A gathered batch closes
+//! when it holds `max_batch` positions or `max_wait` after its first request arrived,
+//! whichever comes first; with `max_wait` zero it takes just what is already queued.
+//!
+//! The search evaluates its leaves in lockstep batches, so [`InferenceHandle::evaluate_batch`]
+//! is the main path; [`InferenceHandle::evaluate`] sends a single position. Each answer holds
+//! the value and the policy over that position's legal actions, in the order they were given
+//! (the softmax runs over the legal actions only). Outputs are always `f32`, whatever the
+//! precision the server computes in.
+//!
+//! Shutdown: dropping the [`InferenceServer`] stops the thread after it has answered what it
+//! already received; handles that outlive it get [`InferenceError::Closed`]. The thread also
+//! stops by itself when the server and every handle are gone.
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gipfzero_games::{Action, Spec};
+use tch::{Device, Kind, Tensor};
+use thiserror::Error;
+
+use crate::network::{softmax_over_legal, Network};
+use crate::runtime::DeviceChoice;
+
+/// The number precision of the server's forward passes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// 32-bit floats throughout.
+    #[default]
+    F32,
+    /// The server's copy of the weights and its inputs in bfloat16; outputs converted back to
+    /// `f32`. Meant for GPUs (about twice the throughput on tensor cores); CPUs without
+    /// bf16 instructions run it slower than `F32`.
+    Bf16,
+}
+
+/// How the server batches and where it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// A gathered batch closes once it holds this many positions. One request larger than
+    /// this still runs as a single forward pass.
+    pub max_batch: usize,
+    /// How long a batch waits for more requests after its first one.
+    pub max_wait: Duration,
+    pub device: DeviceChoice,
+    pub precision: Precision,
+    /// libtorch intra-op threads on the server thread; `None` keeps the count of the thread
+    /// that spawns the server (libtorch's OpenMP setting is per thread).
+    pub intra_op_threads: Option<usize>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_batch: 256,
+            max_wait: Duration::from_millis(1),
+            device: DeviceChoice::Auto,
+            precision: Precision::F32,
+            intra_op_threads: None,
+        }
+    }
+}
+
+/// What can go wrong when evaluating.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InferenceError {
+    #[error("observation has {found} values, the network expects {expected}")]
+    ObservationLength { expected: usize, found: usize },
+    #[error("action {action} is outside the action space of {action_count} actions")]
+    ActionOutOfRange { action: usize, action_count: usize },
+    #[error("batch was built for observations of {found} values and {found_actions} actions, the server's network takes {expected} and {expected_actions}")]
+    BatchShape { expected: usize, found: usize, expected_actions: usize, found_actions: usize },
+    #[error("the inference server has shut down")]
+    Closed,
+    #[error("the forward pass failed: {0}")]
+    Forward(String),
+    #[error("cannot start the inference server: {0}")]
+    Start(String),
+}
+
+/// Positions to evaluate: their observations one after the other and their legal actions.
+/// Reusable: [`BatchEvaluation::into_batch`] gives it back with its allocations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch {
+    observation_len: usize,
+    action_count: usize,
+    observations: Vec<f32>,
+    legal_actions: Vec<Action>,
+    /// End of each position's actions in `legal_actions`.
+    legal_ends: Vec<usize>,
+}
+
+impl Batch {
+    /// An empty batch for positions of `spec`.
+    pub fn new(spec: &Spec) -> Batch {
+        Batch::with_shape(spec.observation_len(), spec.action_count)
+    }
+
+    fn with_shape(observation_len: usize, action_count: usize) -> Batch {
+        Batch {
+            observation_len,
+            action_count,
+            observations: Vec::new(),
+            legal_actions: Vec::new(),
+            legal_ends: Vec::new(),
+        }
+    }
+
+    /// Adds a position whose observation `encode` writes into the batch's buffer (no copy:
+    /// pass `|out| position.encode(out)`).
+    pub fn push_with(
+        &mut self,
+        legal: &[Action],
+        encode: impl FnOnce(&mut [f32]),
+    ) -> Result<(), InferenceError> {
+        self.check_actions(legal)?;
+        let start = self.observations.len();
+        self.observations.resize(start + self.observation_len, 0.0);
+        encode(&mut self.observations[start..]);
+        self.push_legal(legal);
+        Ok(())
+    }
+
+    /// Adds a position from an observation already encoded.
+    pub fn push(&mut self, observation: &[f32], legal: &[Action]) -> Result<(), InferenceError> {
+        if observation.len() != self.observation_len {
+            return Err(InferenceError::ObservationLength {
+                expected: self.observation_len,
+                found: observation.len(),
+            });
+        }
+        self.check_actions(legal)?;
+        self.observations.extend_from_slice(observation);
+        self.push_legal(legal);
+        Ok(())
+    }
+
+    fn check_actions(&self, legal: &[Action]) -> Result<(), InferenceError> {
+        match legal.iter().find(|a| a.index() >= self.action_count) {
+            Some(action) => Err(InferenceError::ActionOutOfRange {
+                action: action.index(),
+                action_count: self.action_count,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn push_legal(&mut self, legal: &[Action]) {
+        self.legal_actions.extend_from_slice(legal);
+        self.legal_ends.push(self.legal_actions.len());
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        self.legal_ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.legal_ends.is_empty()
+    }
+
+    /// Removes every position, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.observations.clear();
+        self.legal_actions.clear();
+        self.legal_ends.clear();
+    }
+
+    /// The observation of position `i`.
+    pub fn observation(&self, i: usize) -> &[f32] {
+        &self.observations[i * self.observation_len..(i + 1) * self.observation_len]
+    }
+
+    /// The legal actions of position `i`, as given.
+    pub fn legal(&self, i: usize) -> &[Action] {
+        &self.legal_actions[self.legal_start(i)..self.legal_ends[i]]
+    }
+
+    fn legal_start(&self, i: usize) -> usize {
+        if i == 0 {
+            0
+        } else {
+            self.legal_ends[i - 1]
+        }
+    }
+}
+
+/// The network's answer for one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Expected outcome for the player to move, in `[-1, 1]`.
+    pub value: f32,
+    /// Probabilities of the legal actions, in the order they were given; they sum to 1.
+    pub policy: Vec<f32>,
+}
+
+/// The answers for a [`Batch`], position by position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchEvaluation {
+    values: Vec<f32>,
+    /// Policies of all positions, aligned with the batch's concatenated legal actions.
+    priors: Vec<f32>,
+    batch: Batch,
+}
+
+impl BatchEvaluation {
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The value of position `i`.
+    pub fn value(&self, i: usize) -> f32 {
+        self.values[i]
+    }
+
+    /// The policy of position `i` over its legal actions, in their order.
+    pub fn policy(&self, i: usize) -> &[f32] {
+        &self.priors[self.batch.legal_start(i)..self.batch.legal_ends[i]]
+    }
+
+    /// The batch that was evaluated.
+    pub fn batch(&self) -> &Batch {
+        &self.batch
+    }
+
+    /// The batch back, as evaluated; [`Batch::clear`] it to reuse its allocations.
+    pub fn into_batch(self) -> Batch {
+        self.batch
+    }
+}
+
+struct Job {
+    batch: Batch,
+    reply: mpsc::SyncSender<Result<BatchEvaluation, InferenceError>>,
+}
+
+enum Message {
+    Evaluate(Job),
+    Stop,
+}
+
+/// Counters of the server's work (for benchmarks and tests).
+#[derive(Debug, Default)]
+struct Counters {
+    forward_passes: AtomicU64,
+    positions: AtomicU64,
+}
+
+/// What the server has done so far.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ServerStats {
+    pub forward_passes: u64,
+    pub positions: u64,
+}
+
+/// A cloneable, `Send + Sync` way to reach the inference server from any thread.
+#[derive(Clone, Debug)]
+pub struct InferenceHandle {
+    sender: mpsc::Sender<Message>,
+    observation_len: usize,
+    action_count: usize,
+    counters: Arc<Counters>,
+}
+
+impl InferenceHandle {
+    /// Evaluates a whole batch in one request; blocks until the answer arrives.
+    pub fn evaluate_batch(&self, batch: Batch) -> Result<BatchEvaluation, InferenceError> {
+        if batch.observation_len != self.observation_len || batch.action_count != self.action_count
+        {
+            return Err(InferenceError::BatchShape {
+                expected: self.observation_len,
+                found: batch.observation_len,
+                expected_actions: self.action_count,
+                found_actions: batch.action_count,
+            });
+        }
+        if batch.is_empty() {
+            return Ok(BatchEvaluation { values: Vec::new(), priors: Vec::new(), batch });
+        }
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.sender
+            .send(Message::Evaluate(Job { batch, reply }))
+            .map_err(|_| InferenceError::Closed)?;
+        answer.recv().map_err(|_| InferenceError::Closed)?
+    }
+
+    /// Evaluates one position.
+    pub fn evaluate(
+        &self,
+        observation: &[f32],
+        legal: &[Action],
+    ) -> Result<Evaluation, InferenceError> {
+        let mut batch = self.new_batch();
+        batch.push(observation, legal)?;
+        let answer = self.evaluate_batch(batch)?;
+        Ok(Evaluation { value: answer.value(0), policy: answer.policy(0).to_vec() })
+    }
+
+    /// An empty batch of the server's shape.
+    pub fn new_batch(&self) -> Batch {
+        Batch::with_shape(self.observation_len, self.action_count)
+    }
+
+    /// Forward passes run and positions evaluated so far.
+    pub fn stats(&self) -> ServerStats {
+        ServerStats {
+            forward_passes: self.counters.forward_passes.load(Ordering::Relaxed),
+            positions: self.counters.positions.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The running server; dropping it shuts the thread down.
+#[derive(Debug)]
+pub struct InferenceServer {
+    handle: InferenceHandle,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl InferenceServer {
+    /// Starts a server thread with a snapshot of `network`'s weights (copied to the configured
+    /// device and precision; later training of `network` does not affect the server).
+    pub fn spawn(
+        network: &Network,
+        config: ServerConfig,
+    ) -> Result<InferenceServer, InferenceError> {
+        let device = config.device.resolve();
+        if let Device::Cuda(index) = device {
+            if index >= tch::Cuda::device_count().max(0) as usize {
+                return Err(InferenceError::Start(format!(
+                    "no CUDA device {index} on this machine"
+                )));
+            }
+        }
+        let mut model = network.copy_to(device);
+        if config.precision == Precision::Bf16 {
+            model.var_store_mut().bfloat16();
+        }
+        let intra_op_threads =
+            config.intra_op_threads.unwrap_or(tch::get_num_threads().max(1) as usize);
+        let spec = network.spec();
+        let (sender, receiver) = mpsc::channel();
+        let counters = Arc::new(Counters::default());
+        let handle = InferenceHandle {
+            sender,
+            observation_len: spec.observation_len(),
+            action_count: spec.action_count,
+            counters: Arc::clone(&counters),
+        };
+        let thread = thread::Builder::new()
+            .name("inference".to_string())
+            .spawn(move || {
+                tch::set_num_threads(intra_op_threads as i32);
+                serve(model, config, receiver, &counters)
+            })
+            .map_err(|error| InferenceError::Start(error.to_string()))?;
+        Ok(InferenceServer { handle, thread: Some(thread) })
+    }
+
+    /// A handle to send requests from another thread.
+    pub fn handle(&self) -> InferenceHandle {
+        self.handle.clone()
+    }
+
+    /// Stops the server after the requests it already received (the same as dropping it).
+    pub fn shutdown(self) {}
+}
+
+impl Drop for InferenceServer {
+    fn drop(&mut self) {
+        // The send fails only when the thread is already gone.
+        let _ = self.handle.sender.send(Message::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The server loop: gather, run, answer, until stopped or every sender is gone.
+fn serve(
+    model: Network,
+    config: ServerConfig,
+    receiver: mpsc::Receiver<Message>,
+    counters: &Counters,
+) {
+    let max_batch = config.max_batch.max(1);
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut scratch = Scratch::default();
+    loop {
+        let first = match receiver.recv() {
+            Ok(Message::Evaluate(job)) => job,
+            Ok(Message::Stop) | Err(_) => return,
+        };
+        let deadline = Instant::now() + config.max_wait;
+        let mut positions = first.batch.len();
+        jobs.push(first);
+        let mut stop = false;
+        while positions < max_batch {
+            let message = match receiver.try_recv() {
+                Ok(message) => message,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    stop = true;
+                    break;
+                }
+                Err(mpsc::TryRecvError::Empty) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    match receiver.recv_timeout(deadline - now) {
+                        Ok(message) => message,
+                        Err(mpsc::RecvTimeoutError::Timeout) => break,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            stop = true;
+                            break;
+                        }
+                    }
+                }
+            };
+            match message {
+                Message::Evaluate(job) => {
+                    positions += job.batch.len();
+                    jobs.push(job);
+                }
+                Message::Stop => {
+                    stop = true;
+                    break;
+                }
+            }
+        }
+        // Counted before the answers go out, so a requester that reads the counters after
+        // its answer sees its own pass.
+        counters.forward_passes.fetch_add(1, Ordering::Relaxed);
+        counters.positions.fetch_add(positions as u64, Ordering::Relaxed);
+        run_jobs(&model, &mut jobs, &mut scratch);
+        if stop {
+            return;
+        }
+    }
+}
+
+/// Buffers the server reuses from one forward pass to the next.
+#[derive(Default)]
+struct Scratch {
+    observations: Vec<f32>,
+    logits: Vec<f32>,
+    values: Vec<f32>,
+}
+
+/// One forward pass over every job's positions; answers each job on its reply channel.
+fn run_jobs(model: &Network, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
+    let observation_len = model.spec().observation_len();
+    let action_count = model.spec().action_count;
+    scratch.observations.clear();
+    for job in jobs.iter() {
+        scratch.observations.extend_from_slice(&job.batch.observations);
+    }
+    let positions = scratch.observations.len() / observation_len;
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        let xs = Tensor::from_slice(&scratch.observations)
+            .reshape([positions as i64, observation_len as i64])
+            .to_device(model.device())
+            .to_kind(model.parameter_kind());
+        let output = tch::no_grad(|| model.forward(&xs));
+        let logits = output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu);
+        let values = output.value.to_kind(Kind::Float).to_device(Device::Cpu);
+        scratch.logits.resize(positions * action_count, 0.0);
+        scratch.values.resize(positions, 0.0);
+        logits.f_copy_data(&mut scratch.logits, positions * action_count)?;
+        values.f_copy_data(&mut scratch.values, positions)
+    }));
+    let failure = match outcome {
+        Ok(Ok(())) => None,
+        Ok(Err(error)) => Some(error.to_string()),
+        Err(payload) => Some(panic_message(payload.as_ref())),
+    };
+    let mut row = 0;
+    for job in jobs.drain(..) {
+        let answer = match &failure {
+            Some(message) => Err(InferenceError::Forward(message.clone())),
+            None => {
+                let n = job.batch.len();
+                let values = scratch.values[row..row + n].to_vec();
+                let mut priors = Vec::with_capacity(job.batch.legal_actions.len());
+                for i in 0..n {
+                    let logits =
+                        &scratch.logits[(row + i) * action_count..(row + i + 1) * action_count];
+                    softmax_over_legal(logits, job.batch.legal(i), &mut priors);
+                }
+                Ok(BatchEvaluation { values, priors, batch: job.batch })
+            }
+        };
+        row += answer.as_ref().map_or(0, |a| a.len());
+        // A requester that gave up waiting is no error of the server's.
+        let _ = job.reply.send(answer);
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
