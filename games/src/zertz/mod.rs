@@ -106,6 +106,11 @@ impl Variant {
         self.rules().geometry.name(cell)
     }
 
+    /// Every cell of this variant's board, in index order.
+    pub fn all_cells(self) -> Vec<Cell> {
+        (0..self.cells() as u8).map(Cell).collect()
+    }
+
     /// Number of cells (rings at the start).
     pub fn cells(self) -> usize {
         self.rules().geometry.cells
