@@ -41,8 +41,12 @@ fn turns(c: &mut Criterion) {
     let middle = record::random_game(&start, 7, 8).position;
     let mut group = c.benchmark_group("zertz/standard");
     let mut turns = Vec::new();
-    group.bench_function("legal_turns_start", |b| b.iter(|| start.legal_turns(black_box(&mut turns))));
-    group.bench_function("legal_turns_after_8", |b| b.iter(|| middle.legal_turns(black_box(&mut turns))));
+    group.bench_function("legal_turns_start", |b| {
+        b.iter(|| start.legal_turns(black_box(&mut turns)))
+    });
+    group.bench_function("legal_turns_after_8", |b| {
+        b.iter(|| middle.legal_turns(black_box(&mut turns)))
+    });
     group.bench_function("random_game_turns", |b| {
         let mut seed = 0;
         b.iter(|| {

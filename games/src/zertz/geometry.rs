@@ -122,7 +122,10 @@ impl Geometry {
                 index += 1;
             }
         }
-        let m = (0..cells).map(|i| heights[i] - column_of[i] as i32).min().unwrap_or(0);
+        let m = (0..cells)
+            .map(|i| heights[i] - column_of[i] as i32)
+            .min()
+            .unwrap_or(0);
         let mut axial = [(0i32, 0i32); 64];
         for i in 0..cells {
             let q = column_of[i] as i32;
@@ -147,8 +150,8 @@ impl Geometry {
         let mut shifts = [[ShiftGroup::default(); 16]; DIRECTIONS];
         let mut shift_len = [0usize; DIRECTIONS];
         for d in 0..DIRECTIONS {
-            for i in 0..cells {
-                let n = neighbour[i][d];
+            for (i, around) in neighbour.iter().enumerate().take(cells) {
+                let n = around[d];
                 if n == NONE {
                     continue;
                 }
@@ -157,7 +160,10 @@ impl Geometry {
                 match groups.iter_mut().find(|g| g.shift == shift) {
                     Some(group) => group.mask |= 1 << i,
                     None => {
-                        shifts[d][shift_len[d]] = ShiftGroup { mask: 1 << i, shift };
+                        shifts[d][shift_len[d]] = ShiftGroup {
+                            mask: 1 << i,
+                            shift,
+                        };
                         shift_len[d] += 1;
                     }
                 }
@@ -172,7 +178,11 @@ impl Geometry {
 
         let mut geometry = Geometry {
             cells,
-            all: if cells == 64 { u64::MAX } else { (1u64 << cells) - 1 },
+            all: if cells == 64 {
+                u64::MAX
+            } else {
+                (1u64 << cells) - 1
+            },
             columns: columns.to_vec(),
             column_of,
             row_of,
@@ -244,13 +254,20 @@ impl Geometry {
             let mut direction = [0u8; DIRECTIONS];
             for (d, &step) in STEPS.iter().enumerate() {
                 let image = apply(op, step);
-                direction[d] = STEPS.iter().position(|&s| s == image).expect("steps map to steps") as u8;
+                direction[d] = STEPS
+                    .iter()
+                    .position(|&s| s == image)
+                    .expect("steps map to steps") as u8;
             }
             let mut grid: Vec<u16> = (0..(self.width * self.height) as u16).collect();
             for i in 0..self.cells {
                 grid[self.grid_index[i] as usize] = self.grid_index[cell[i] as usize];
             }
-            symmetries.push(Symmetry { cell, direction, grid });
+            symmetries.push(Symmetry {
+                cell,
+                direction,
+                grid,
+            });
         }
         symmetries
     }
@@ -260,7 +277,11 @@ impl Geometry {
     pub fn pull(&self, d: usize, set: u64) -> u64 {
         let mut out = 0;
         for group in &self.shifts[d][..self.shift_len[d]] {
-            let moved = if group.shift >= 0 { set >> group.shift } else { set << -group.shift };
+            let moved = if group.shift >= 0 {
+                set >> group.shift
+            } else {
+                set << -group.shift
+            };
             out |= moved & group.mask;
         }
         out
@@ -281,9 +302,8 @@ impl Geometry {
 
     /// The direction of a jump from `from` that lands on `landing`, two steps away.
     pub fn jump_direction(&self, from: Cell, landing: Cell) -> Option<usize> {
-        (0..DIRECTIONS).find(|&d| {
-            self.step(from, d).and_then(|over| self.step(over, d)) == Some(landing)
-        })
+        (0..DIRECTIONS)
+            .find(|&d| self.step(from, d).and_then(|over| self.step(over, d)) == Some(landing))
     }
 
     /// The cell's name, such as `d4`.

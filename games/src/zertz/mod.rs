@@ -87,12 +87,38 @@ impl Variant {
         match self {
             Variant::Standard | Variant::Blitz => STANDARD,
             Variant::R40 => &[(3, 5), (2, 6), (1, 7), (0, 7), (1, 6), (2, 5), (3, 4)],
-            Variant::R43 => &[(3, 5), (2, 6), (1, 7), (0, 7), (1, 6), (2, 5), (3, 4), (4, 3)],
+            Variant::R43 => &[
+                (3, 5),
+                (2, 6),
+                (1, 7),
+                (0, 7),
+                (1, 6),
+                (2, 5),
+                (3, 4),
+                (4, 3),
+            ],
             Variant::R44 => &[(3, 5), (2, 6), (1, 7), (0, 8), (1, 7), (2, 6), (3, 5)],
-            Variant::R48 => &[(3, 5), (2, 6), (1, 7), (0, 8), (1, 7), (2, 6), (3, 5), (4, 4)],
-            Variant::R61 => {
-                &[(4, 5), (3, 6), (2, 7), (1, 8), (0, 9), (1, 8), (2, 7), (3, 6), (4, 5)]
-            }
+            Variant::R48 => &[
+                (3, 5),
+                (2, 6),
+                (1, 7),
+                (0, 8),
+                (1, 7),
+                (2, 6),
+                (3, 5),
+                (4, 4),
+            ],
+            Variant::R61 => &[
+                (4, 5),
+                (3, 6),
+                (2, 7),
+                (1, 8),
+                (0, 9),
+                (1, 8),
+                (2, 7),
+                (3, 6),
+                (4, 5),
+            ],
         }
     }
 
@@ -123,7 +149,10 @@ impl Variant {
 
     pub(crate) fn rules(self) -> &'static Rules {
         static RULES: [OnceLock<Rules>; 7] = [const { OnceLock::new() }; 7];
-        let index = Variant::ALL.iter().position(|&v| v == self).expect("every variant is listed");
+        let index = Variant::ALL
+            .iter()
+            .position(|&v| v == self)
+            .expect("every variant is listed");
         RULES[index].get_or_init(|| Rules::new(self))
     }
 }
@@ -204,12 +233,22 @@ impl Rules {
             width: geometry.width,
             symmetry_count: geometry.symmetries.len(),
         };
-        Rules { variant, geometry, spec, total, goal_each, goal_single }
+        Rules {
+            variant,
+            geometry,
+            spec,
+            total,
+            goal_each,
+            goal_single,
+        }
     }
 
     /// Whether a player holding `captured` marbles has reached a goal.
     pub fn goal_reached(&self, captured: [u8; 3]) -> bool {
-        captured.iter().zip(self.goal_single).any(|(&have, need)| have >= need)
+        captured
+            .iter()
+            .zip(self.goal_single)
+            .any(|(&have, need)| have >= need)
             || captured.iter().all(|&have| have >= self.goal_each)
     }
 }

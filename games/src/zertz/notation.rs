@@ -15,7 +15,11 @@ use crate::game::{Action, Game};
 pub(crate) fn format_turn(position: &Zertz, turn: &Turn) -> String {
     let geometry = position.geometry();
     match turn {
-        Turn::Place { colour, cell, removed } => {
+        Turn::Place {
+            colour,
+            cell,
+            removed,
+        } => {
             let mut text = format!("{}{}", colour.letter(), geometry.name(*cell));
             if let Some(removed) = removed {
                 text.push(',');
@@ -44,7 +48,9 @@ pub(crate) fn format_turn(position: &Zertz, turn: &Turn) -> String {
 
 /// A placement token's first character is a colour; an isolation note is `x` then a colour.
 fn is_isolation_note(token: &str) -> bool {
-    token.strip_prefix('x').is_some_and(|rest| rest.trim_start().starts_with(['W', 'G', 'B']))
+    token
+        .strip_prefix('x')
+        .is_some_and(|rest| rest.trim_start().starts_with(['W', 'G', 'B']))
 }
 
 /// Splits a record line into turns: a lone `x` joins the token after it (`x d1Gd3`), and an
@@ -173,15 +179,27 @@ impl Reader<'_> {
 /// What the text says, before any rule is checked.
 enum Written {
     Pass,
-    Place { colour: Colour, cell: Cell, removed: Option<Cell>, note: Option<Vec<(Colour, Cell)>> },
-    Capture { start: Cell, jumps: Vec<(Colour, Cell)> },
+    Place {
+        colour: Colour,
+        cell: Cell,
+        removed: Option<Cell>,
+        note: Option<Vec<(Colour, Cell)>>,
+    },
+    Capture {
+        start: Cell,
+        jumps: Vec<(Colour, Cell)>,
+    },
 }
 
 fn read(position: &Zertz, text: &str) -> Result<Written, TurnError> {
     if text == "pass" {
         return Ok(Written::Pass);
     }
-    let mut reader = Reader { position, text, at: 0 };
+    let mut reader = Reader {
+        position,
+        text,
+        at: 0,
+    };
     if reader.eat('x') {
         reader.skip_spaces();
         let start = reader.cell()?;
@@ -190,7 +208,11 @@ fn read(position: &Zertz, text: &str) -> Result<Written, TurnError> {
     }
     let colour = reader.colour()?;
     let cell = reader.cell()?;
-    let removed = if reader.eat(',') { Some(reader.cell()?) } else { None };
+    let removed = if reader.eat(',') {
+        Some(reader.cell()?)
+    } else {
+        None
+    };
     reader.skip_spaces();
     let note = if reader.at_end() {
         None
@@ -200,7 +222,12 @@ fn read(position: &Zertz, text: &str) -> Result<Written, TurnError> {
     } else {
         return Err(reader.malformed("',' and a ring, or an isolation note \"x Wa1…\""));
     };
-    Ok(Written::Place { colour, cell, removed, note })
+    Ok(Written::Place {
+        colour,
+        cell,
+        removed,
+        note,
+    })
 }
 
 fn illegal(message: String) -> TurnError {
@@ -219,7 +246,9 @@ fn try_step(position: &mut Zertz, step: Step, legal: &mut Vec<Action>) -> bool {
 }
 
 fn names(position: &Zertz, set: impl Iterator<Item = Cell>) -> String {
-    set.map(|c| position.cell_name(c)).collect::<Vec<_>>().join(", ")
+    set.map(|c| position.cell_name(c))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError> {
@@ -235,25 +264,39 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
     let mut legal = Vec::new();
     position.legal_actions(&mut legal);
     let pass_only = legal == [position.action(Step::Pass)];
-    let can_capture = legal.iter().any(|&a| matches!(position.step_of(a), Step::Jump(..)));
+    let can_capture = legal
+        .iter()
+        .any(|&a| matches!(position.step_of(a), Step::Jump(..)));
     let mut after = position.clone();
     match written {
         Written::Pass => {
             if pass_only {
                 Ok(Turn::Pass)
             } else {
-                Err(illegal("a pass is allowed only when no other turn is possible".into()))
+                Err(illegal(
+                    "a pass is allowed only when no other turn is possible".into(),
+                ))
             }
         }
-        Written::Place { colour, cell, removed, note } => {
+        Written::Place {
+            colour,
+            cell,
+            removed,
+            note,
+        } => {
             if can_capture {
-                return Err(illegal("a capture is possible, and capturing is compulsory".into()));
+                return Err(illegal(
+                    "a capture is possible, and capturing is compulsory".into(),
+                ));
             }
             if !position.has_ring(cell) {
                 return Err(illegal(format!("{} has no ring any more", name(cell))));
             }
             if let Some(on) = position.marble(cell) {
-                return Err(illegal(format!("{} already holds a {on} marble", name(cell))));
+                return Err(illegal(format!(
+                    "{} already holds a {on} marble",
+                    name(cell)
+                )));
             }
             if !try_step(&mut after, Step::Place(colour, cell), &mut legal) {
                 return Err(illegal(if position.pool().iter().any(|&n| n > 0) {
@@ -292,16 +335,23 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
             if let Some(mut note) = note {
                 let mut isolated: Vec<(Colour, Cell)> = Vec::new();
                 for c in Colour::ALL {
-                    let before = position.marbles[c.index()] | if c == colour { cell.bit() } else { 0 };
+                    let before =
+                        position.marbles[c.index()] | if c == colour { cell.bit() } else { 0 };
                     isolated.extend(Cells(before & !after.marbles[c.index()]).map(|x| (c, x)));
                 }
                 note.sort();
                 isolated.sort();
                 if note != isolated {
                     let show = |list: &[(Colour, Cell)]| {
-                        let text: String =
-                            list.iter().map(|&(c, x)| format!("{}{}", c.letter(), name(x))).collect();
-                        if text.is_empty() { "nothing".to_string() } else { text }
+                        let text: String = list
+                            .iter()
+                            .map(|&(c, x)| format!("{}{}", c.letter(), name(x)))
+                            .collect();
+                        if text.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            text
+                        }
                     };
                     return Err(illegal(format!(
                         "the isolation note says {} but the placement isolates {}",
@@ -310,7 +360,11 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                     )));
                 }
             }
-            Ok(Turn::Place { colour, cell, removed })
+            Ok(Turn::Place {
+                colour,
+                cell,
+                removed,
+            })
         }
         Written::Capture { start, jumps } => {
             if !can_capture {
@@ -320,10 +374,17 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
             let mut at = start;
             for (i, &(colour, landing)) in jumps.iter().enumerate() {
                 if i > 0 && after.jumping_marble() != Some(at) {
-                    return Err(illegal(format!("the capture ends on {}: no further jump", name(at))));
+                    return Err(illegal(format!(
+                        "the capture ends on {}: no further jump",
+                        name(at)
+                    )));
                 }
                 let d = geometry.jump_direction(at, landing).ok_or_else(|| {
-                    illegal(format!("{} is not two steps in a line from {}", name(landing), name(at)))
+                    illegal(format!(
+                        "{} is not two steps in a line from {}",
+                        name(landing),
+                        name(at)
+                    ))
                 })?;
                 if !try_step(&mut after, Step::Jump(at, d), &mut legal) {
                     return Err(illegal(format!(
@@ -343,9 +404,15 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                 at = landing;
             }
             if let Some(cell) = after.jumping_marble() {
-                return Err(illegal(format!("the marble on {} can jump again, and must", name(cell))));
+                return Err(illegal(format!(
+                    "the marble on {} can jump again, and must",
+                    name(cell)
+                )));
             }
-            Ok(Turn::Capture { start, landings: jumps.iter().map(|j| j.1).collect() })
+            Ok(Turn::Capture {
+                start,
+                landings: jumps.iter().map(|j| j.1).collect(),
+            })
         }
     }
 }

@@ -29,7 +29,11 @@ use crate::symmetry::{identity_planes, permute_planes};
 pub enum Turn {
     /// A marble from the pool (or, with the pool empty, from the mover's captures) on a vacant
     /// ring, and the free ring removed (`None` when no ring is free).
-    Place { colour: Colour, cell: Cell, removed: Option<Cell> },
+    Place {
+        colour: Colour,
+        cell: Cell,
+        removed: Option<Cell>,
+    },
     /// The marble on `start` jumps, landing on each of `landings` in turn.
     Capture { start: Cell, landings: Vec<Cell> },
     /// Only when no other turn is possible.
@@ -116,7 +120,14 @@ impl Zertz {
     /// The starting position of a variant.
     pub fn new(variant: Variant) -> Zertz {
         let rules = variant.rules();
-        Zertz::from_parts(rules, rules.geometry.all, [0; 3], rules.total, [[0; 3]; 2], Player::One)
+        Zertz::from_parts(
+            rules,
+            rules.geometry.all,
+            [0; 3],
+            rules.total,
+            [[0; 3]; 2],
+            Player::One,
+        )
     }
 
     /// A turn-start position from its parts, which the caller has validated.
@@ -171,7 +182,9 @@ impl Zertz {
 
     /// The marble on `cell`, if any.
     pub fn marble(&self, cell: Cell) -> Option<Colour> {
-        Colour::ALL.into_iter().find(|c| self.marbles[c.index()] & cell.bit() != 0)
+        Colour::ALL
+            .into_iter()
+            .find(|c| self.marbles[c.index()] & cell.bit() != 0)
     }
 
     /// The rings still on the board, in cell order.
@@ -299,7 +312,11 @@ impl Zertz {
             counts |= (n as u64) << (4 * i);
         }
         counts |= (self.to_move.index() as u64) << 40;
-        Key { rings: self.rings, marbles: self.marbles, counts }
+        Key {
+            rings: self.rings,
+            marbles: self.marbles,
+            counts,
+        }
     }
 
     pub(crate) fn action(&self, step: Step) -> Action {
@@ -337,7 +354,8 @@ impl Zertz {
             let isolated = self.isolated();
             if isolated != 0 {
                 for c in 0..3 {
-                    self.captures[mover.index()][c] += (self.marbles[c] & isolated).count_ones() as u8;
+                    self.captures[mover.index()][c] +=
+                        (self.marbles[c] & isolated).count_ones() as u8;
                     self.marbles[c] &= !isolated;
                 }
                 self.rings &= !isolated;
@@ -430,14 +448,20 @@ impl Zertz {
             path.pop();
         }
         if !jumped && !path.is_empty() {
-            out.push(Turn::Capture { start, landings: path.clone() });
+            out.push(Turn::Capture {
+                start,
+                landings: path.clone(),
+            });
         }
     }
 
     fn render(&self) -> String {
         let geometry = self.geometry();
         let cells = Cells(geometry.all);
-        let top = cells.map(|c| geometry.column_and_height(c).1).max().unwrap_or(0);
+        let top = cells
+            .map(|c| geometry.column_and_height(c).1)
+            .max()
+            .unwrap_or(0);
         let mut lines = vec![vec![b' '; geometry.width * 4 + 1]; top as usize + 1];
         for cell in Cells(geometry.all) {
             let (q, y) = geometry.column_and_height(cell);
@@ -453,14 +477,19 @@ impl Zertz {
             text.push_str(String::from_utf8_lossy(&line).trim_end());
             text.push('\n');
         }
-        let letters: String = (0..geometry.width).map(|q| format!("  {} ", (b'a' + q as u8) as char)).collect();
+        let letters: String = (0..geometry.width)
+            .map(|q| format!("  {} ", (b'a' + q as u8) as char))
+            .collect();
         text.push_str(letters.trim_end());
         text.push('\n');
         let counts = |n: [u8; 3]| format!("W {} G {} B {}", n[0], n[1], n[2]);
         text.push_str(&format!("variant: {}\n", self.rules.variant));
         text.push_str(&format!("pool: {}\n", counts(self.pool)));
         for player in Player::BOTH {
-            text.push_str(&format!("{player} captures: {}\n", counts(self.captures[player.index()])));
+            text.push_str(&format!(
+                "{player} captures: {}\n",
+                counts(self.captures[player.index()])
+            ));
         }
         match self.status {
             Status::Over(_) => text.push_str(&format!("result: {}\n", self.result_text())),
@@ -468,7 +497,9 @@ impl Zertz {
                 text.push_str(&format!("to move: {}\n", self.to_move));
                 match self.phase {
                     Phase::TurnStart => {}
-                    Phase::Remove => text.push_str("inside the turn: a free ring must be removed\n"),
+                    Phase::Remove => {
+                        text.push_str("inside the turn: a free ring must be removed\n")
+                    }
                     Phase::Jumping(cell) => text.push_str(&format!(
                         "inside the turn: the marble on {} must keep jumping\n",
                         geometry.name(cell)
@@ -482,7 +513,9 @@ impl Zertz {
 
 /// Mixes one word into a running hash (multiply-rotate), finished by SplitMix64's mixer.
 fn mix(hash: u64, word: u64) -> u64 {
-    (hash ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31)
+    (hash ^ word)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(31)
 }
 
 impl Game for Zertz {
@@ -574,8 +607,17 @@ impl Game for Zertz {
             Phase::Remove => 1,
             Phase::Jumping(cell) => 2 + cell.index() as u64,
         };
-        let words = [key.rings, key.marbles[0], key.marbles[1], key.marbles[2], key.counts, phase];
-        let mut hash = words.iter().fold(self.rules.variant as u64, |h, &w| mix(h, w));
+        let words = [
+            key.rings,
+            key.marbles[0],
+            key.marbles[1],
+            key.marbles[2],
+            key.counts,
+            phase,
+        ];
+        let mut hash = words
+            .iter()
+            .fold(self.rules.variant as u64, |h, &w| mix(h, w));
         hash = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         hash = (hash ^ (hash >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         hash ^ (hash >> 31)
@@ -600,10 +642,18 @@ impl Game for Zertz {
             for cell in Cells(self.vacant()) {
                 let free_after = free & !cell.bit();
                 if free_after == 0 {
-                    out.push(Turn::Place { colour, cell, removed: None });
+                    out.push(Turn::Place {
+                        colour,
+                        cell,
+                        removed: None,
+                    });
                 }
                 for removed in Cells(free_after) {
-                    out.push(Turn::Place { colour, cell, removed: Some(removed) });
+                    out.push(Turn::Place {
+                        colour,
+                        cell,
+                        removed: Some(removed),
+                    });
                 }
             }
         }
@@ -614,7 +664,11 @@ impl Game for Zertz {
 
     fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
         match turn {
-            Turn::Place { colour, cell, removed } => {
+            Turn::Place {
+                colour,
+                cell,
+                removed,
+            } => {
                 let mut actions = vec![self.action(Step::Place(*colour, *cell))];
                 actions.extend(removed.map(|r| self.action(Step::Remove(r))));
                 actions
@@ -675,15 +729,30 @@ impl Game for Zertz {
         }
         mark(17, self.free_rings());
         let mover = self.to_move.index();
-        let mut constant = |plane: usize, value: f32| out[plane * area..(plane + 1) * area].fill(value);
+        let mut constant =
+            |plane: usize, value: f32| out[plane * area..(plane + 1) * area].fill(value);
         for c in 0..3 {
             let total = self.rules.total[c] as f32;
             constant(5 + c, self.pool[c] as f32 / total);
             constant(8 + c, self.captures[mover][c] as f32 / total);
             constant(11 + c, self.captures[1 - mover][c] as f32 / total);
         }
-        constant(14, if self.to_move == Player::One { 1.0 } else { 0.0 });
-        constant(15, if self.phase == Phase::Remove { 1.0 } else { 0.0 });
+        constant(
+            14,
+            if self.to_move == Player::One {
+                1.0
+            } else {
+                0.0
+            },
+        );
+        constant(
+            15,
+            if self.phase == Phase::Remove {
+                1.0
+            } else {
+                0.0
+            },
+        );
     }
 
     fn transform(&self, sym: usize) -> Zertz {

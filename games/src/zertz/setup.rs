@@ -85,7 +85,10 @@ impl Setup {
     fn cells(&self, text: &str) -> Result<u64, SetupError> {
         text.split_whitespace().try_fold(0, |set, name| {
             let cell = self.variant.cell(name).ok_or_else(|| {
-                SetupError(format!("{name} is not a cell of the {} board", self.variant))
+                SetupError(format!(
+                    "{name} is not a cell of the {} board",
+                    self.variant
+                ))
             })?;
             Ok(set | cell.bit())
         })
@@ -107,24 +110,32 @@ impl Setup {
         for word in self.marbles.split_whitespace() {
             let mut chars = word.chars();
             let colour = chars.next().and_then(Colour::from_letter).ok_or_else(|| {
-                SetupError(format!("marble \"{word}\": expected a colour W, G or B and a cell"))
+                SetupError(format!(
+                    "marble \"{word}\": expected a colour W, G or B and a cell"
+                ))
             })?;
             let name = chars.as_str();
             let cell: Cell = self.variant.cell(name).ok_or_else(|| {
-                SetupError(format!("marble \"{word}\": {name} is not a cell of the {} board", self.variant))
+                SetupError(format!(
+                    "marble \"{word}\": {name} is not a cell of the {} board",
+                    self.variant
+                ))
             })?;
             if rings & cell.bit() == 0 {
                 return Err(SetupError(format!("marble \"{word}\": {name} has no ring")));
             }
             if (marbles[0] | marbles[1] | marbles[2]) & cell.bit() != 0 {
-                return Err(SetupError(format!("marble \"{word}\": {name} already holds a marble")));
+                return Err(SetupError(format!(
+                    "marble \"{word}\": {name} already holds a marble"
+                )));
             }
             marbles[colour.index()] |= cell.bit();
         }
         let mut pool = [0u8; 3];
         for colour in Colour::ALL {
             let c = colour.index();
-            let used = marbles[c].count_ones() + self.captures.iter().map(|p| p[c] as u32).sum::<u32>();
+            let used =
+                marbles[c].count_ones() + self.captures.iter().map(|p| p[c] as u32).sum::<u32>();
             let total = rules.total[c] as u32;
             pool[c] = match self.pool {
                 Some(given) if given[c] as u32 + used == total => given[c],
