@@ -388,11 +388,16 @@ mod tests {
         }
         let geometry = &Variant::Standard.rules().geometry;
         let d4 = geometry.cell("d4").unwrap();
-        let around: Vec<String> =
-            (0..DIRECTIONS).map(|d| geometry.name(geometry.step(d4, d).unwrap())).collect();
+        let around: Vec<String> = (0..DIRECTIONS)
+            .map(|d| geometry.name(geometry.step(d4, d).unwrap()))
+            .collect();
         assert_eq!(around, ["d5", "e4", "e3", "d3", "c3", "c4"]);
         let a1 = geometry.cell("a1").unwrap();
         let around: Vec<Option<Cell>> = (0..DIRECTIONS).map(|d| geometry.step(a1, d)).collect();
-        assert_eq!(around.iter().filter(|n| n.is_some()).count(), 3, "a1: a2, b2, b1");
+        assert_eq!(
+            around.iter().filter(|n| n.is_some()).count(),
+            3,
+            "a1: a2, b2, b1"
+        );
     }
 }

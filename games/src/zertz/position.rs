@@ -14,15 +14,16 @@
 //! marbles in the pool every turn either takes one from it or captures, and captured marbles
 //! can only leave a player's hand once the pool is empty. Only placements from one's own
 //! captures without a free ring, captures and passes with an empty pool are reversible. The
-//! history therefore keeps the positions since the last irreversible turn; it is empty (and
-//! free to clone) for almost the whole game, and exact (positions, not hashes, are compared).
+//! history therefore keeps the positions at the turn starts since the last irreversible turn,
+//! the current one excluded: it is empty, so cloning allocates nothing, for almost the whole
+//! game, and it is exact (positions, not hashes, are compared).
 use std::fmt;
 
 use super::geometry::{Cell, Cells, Geometry, DIRECTIONS};
 use super::{Colour, Rules, Variant, PLANES};
 use crate::error::TurnError;
 use crate::game::{Action, Game, Outcome, Player, Spec, Status};
-use crate::symmetry::{identity_planes, permute_planes};
+use crate::symmetry::permute_planes;
 
 /// A whole turn as a player states it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +61,7 @@ pub(crate) enum Step {
 }
 
 /// What repetition compares: board, pool, captures, player to move.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
     rings: u64,
     marbles: [u64; 3],
@@ -80,8 +81,12 @@ pub struct Zertz {
     pub(crate) to_move: Player,
     pub(crate) phase: Phase,
     pub(crate) status: Status,
-    /// Positions at the turn starts since the last irreversible turn, the current one last.
+    /// Positions at the turn starts since the last irreversible turn, the current one excluded.
     history: Vec<Key>,
+    /// Inside a turn begun with an empty pool (the only turns that may be reversible): the
+    /// position at its start, which joins the history if the turn proves reversible. All
+    /// zero otherwise (a real position has rings).
+    turn_start: Key,
 }
 
 impl PartialEq for Zertz {
@@ -95,6 +100,7 @@ impl PartialEq for Zertz {
             && self.phase == other.phase
             && self.status == other.status
             && self.history == other.history
+            && self.turn_start == other.turn_start
     }
 }
 
@@ -149,8 +155,8 @@ impl Zertz {
             phase: Phase::TurnStart,
             status: Status::Ongoing,
             history: Vec::new(),
+            turn_start: Key::default(),
         };
-        position.history.push(position.key());
         if !position.has_turn(to_move) && !position.has_turn(to_move.other()) {
             position.status = Status::Over(Outcome::Draw);
         }
@@ -350,6 +356,7 @@ impl Zertz {
     fn end_turn(&mut self, placing: bool) {
         let mover = self.to_move;
         self.phase = Phase::TurnStart;
+        let start = std::mem::take(&mut self.turn_start);
         if placing {
             let isolated = self.isolated();
             if isolated != 0 {
@@ -366,24 +373,55 @@ impl Zertz {
             self.status = Status::Over(Outcome::Win(mover));
             return;
         }
-        let key = self.key();
-        let start = *self.history.last().expect("the turn's start is recorded");
-        let irreversible = start.rings != key.rings || start.counts & 0xfff != 0;
-        if irreversible {
+        let reversible = start.rings != 0 && start.rings == self.rings;
+        if reversible {
+            self.history.push(start);
+            let key = self.key();
+            if self.history.iter().filter(|&&k| k == key).count() >= 2 {
+                self.status = Status::Over(Outcome::Draw);
+                return;
+            }
+        } else {
             self.history.clear();
-        } else if self.history.iter().filter(|&&k| k == key).count() >= 2 {
-            self.status = Status::Over(Outcome::Draw);
-            return;
         }
-        self.history.push(key);
         if !self.has_turn(self.to_move) && !self.has_turn(mover) {
             self.status = Status::Over(Outcome::Draw);
+        }
+    }
+
+    /// Whether `step` is legal now: the membership test of `legal_actions`, without a buffer.
+    pub(crate) fn is_legal(&self, step: Step) -> bool {
+        if self.status.is_over() {
+            return false;
+        }
+        match (self.phase, step) {
+            (Phase::Remove, Step::Remove(cell)) => self.free_rings() & cell.bit() != 0,
+            (Phase::Jumping(at), Step::Jump(cell, d)) => {
+                at == cell && self.jump_target(cell, d).is_some()
+            }
+            (Phase::TurnStart, step) => {
+                let jumpers = self.jumpers();
+                let capture = jumpers.iter().any(|&j| j != 0);
+                let placeable = self.placeable(self.to_move);
+                match step {
+                    Step::Jump(cell, d) => jumpers[d] & cell.bit() != 0,
+                    Step::Place(colour, cell) => {
+                        !capture && placeable[colour.index()] && self.vacant() & cell.bit() != 0
+                    }
+                    Step::Pass => !capture && !placeable.iter().any(|&p| p),
+                    Step::Remove(_) => false,
+                }
+            }
+            _ => false,
         }
     }
 
     /// Applies one step, which must be legal.
     pub(crate) fn apply_step(&mut self, step: Step) {
         let mover = self.to_move.index();
+        if self.phase == Phase::TurnStart && self.pool == [0; 3] {
+            self.turn_start = self.key();
+        }
         match step {
             Step::Place(colour, cell) => {
                 let c = colour.index();
@@ -589,15 +627,9 @@ impl Game for Zertz {
     }
 
     fn apply(&mut self, action: Action) {
-        debug_assert!(
-            {
-                let mut legal = Vec::new();
-                self.legal_actions(&mut legal);
-                legal.contains(&action)
-            },
-            "illegal action {action:?} in {self:?}"
-        );
-        self.apply_step(self.step_of(action));
+        let step = self.step_of(action);
+        debug_assert!(self.is_legal(step), "illegal action {action:?} in {self:?}");
+        self.apply_step(step);
     }
 
     fn position_hash(&self) -> u64 {
@@ -766,7 +798,7 @@ impl Game for Zertz {
             Phase::Jumping(c) => Phase::Jumping(cell(c)),
             other => other,
         };
-        for key in &mut out.history {
+        for key in out.history.iter_mut().chain([&mut out.turn_start]) {
             key.rings = set(key.rings);
             key.marbles = key.marbles.map(set);
         }
@@ -786,8 +818,18 @@ impl Game for Zertz {
     }
 
     fn transform_observation(&self, sym: usize, input: &[f32], output: &mut [f32]) {
+        // No plane changes meaning under a board symmetry.
+        const SAME_PLANES: [u16; PLANES] = {
+            let mut planes = [0u16; PLANES];
+            let mut i = 0;
+            while i < PLANES {
+                planes[i] = i as u16;
+                i += 1;
+            }
+            planes
+        };
         let grid = &self.geometry().symmetries[sym].grid;
-        permute_planes(input, output, grid, &identity_planes(PLANES));
+        permute_planes(input, output, grid, &SAME_PLANES);
     }
 
     fn render_text(&self) -> String {
@@ -799,6 +841,71 @@ impl Game for Zertz {
             Status::Ongoing => "ongoing".to_string(),
             Status::Over(Outcome::Draw) => "draw".to_string(),
             Status::Over(Outcome::Win(player)) => format!("{player} wins"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// The history holds nothing while the pool has marbles (so cloning allocates nothing),
+    /// and only positions with the current rings and an empty pool.
+    #[test]
+    fn history_is_empty_until_reversible_turns() {
+        let mut rng = SplitMix64::new(8);
+        let mut legal = Vec::new();
+        let mut longest = 0;
+        for variant in Variant::ALL {
+            for _ in 0..300 {
+                let mut position = Zertz::new(variant);
+                loop {
+                    if position.pool != [0; 3] {
+                        assert!(position.history.is_empty());
+                    }
+                    let ongoing = position.status == Status::Ongoing;
+                    for key in position.history.iter().filter(|_| ongoing) {
+                        assert_eq!(key.rings, position.rings);
+                        assert_eq!(key.counts & 0xfff, 0, "empty pool");
+                    }
+                    longest = longest.max(position.history.len());
+                    position.legal_actions(&mut legal);
+                    if legal.is_empty() {
+                        break;
+                    }
+                    position.apply(legal[rng.below(legal.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(longest > 0, "some random game had reversible turns");
+    }
+
+    /// `is_legal` (the debug check of `apply`) agrees with `legal_actions` on every action of
+    /// the space, in positions of random games of every variant.
+    #[test]
+    fn is_legal_agrees_with_legal_actions() {
+        let mut rng = SplitMix64::new(5);
+        let mut legal = Vec::new();
+        for variant in Variant::ALL {
+            for _ in 0..10 {
+                let mut position = Zertz::new(variant);
+                loop {
+                    position.legal_actions(&mut legal);
+                    for a in 0..position.spec().action_count {
+                        let action = Action(a as u16);
+                        assert_eq!(
+                            position.is_legal(position.step_of(action)),
+                            legal.contains(&action),
+                            "{action:?} in {position:?}"
+                        );
+                    }
+                    if legal.is_empty() {
+                        break;
+                    }
+                    position.apply(legal[rng.below(legal.len() as u64) as usize]);
+                }
+            }
         }
     }
 }
