@@ -521,6 +521,7 @@ impl Zertz {
         text.push_str(letters.trim_end());
         text.push('\n');
         let counts = |n: [u8; 3]| format!("W {} G {} B {}", n[0], n[1], n[2]);
+        text.push_str("(W G B marbles, o vacant ring, . no ring)\n");
         text.push_str(&format!("variant: {}\n", self.rules.variant));
         text.push_str(&format!("pool: {}\n", counts(self.pool)));
         for player in Player::BOTH {
