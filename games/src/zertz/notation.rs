@@ -386,6 +386,8 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                         name(at)
                     ))
                 })?;
+                let over = geometry.step(at, d).expect("a jump passes over a cell");
+                let jumped = after.marble(over);
                 if !try_step(&mut after, Step::Jump(at, d), &mut legal) {
                     return Err(illegal(format!(
                         "the marble on {} cannot jump to {}",
@@ -393,8 +395,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                         name(landing)
                     )));
                 }
-                let over = geometry.step(at, d).expect("a jump passes over a cell");
-                let jumped = position.marble(over).expect("a jump passes over a marble");
+                let jumped = jumped.expect("a legal jump passes over a marble");
                 if jumped != colour {
                     return Err(illegal(format!(
                         "the marble jumped on {} is {jumped}, not {colour}",

@@ -19,7 +19,7 @@
 //! game, and it is exact (positions, not hashes, are compared).
 use std::fmt;
 
-use super::geometry::{Cell, Cells, Geometry, DIRECTIONS};
+use super::geometry::{Cell, Cells, Geometry, DIRECTIONS, NONE};
 use super::{Colour, Rules, Variant, PLANES};
 use crate::error::TurnError;
 use crate::game::{Action, Game, Outcome, Player, Spec, Status};
@@ -472,11 +472,11 @@ impl Zertz {
         let mut jumped = false;
         for d in 0..DIRECTIONS {
             let n = geometry.neighbour[at.index()][d];
-            if n == super::geometry::NONE || occupied & (1 << n) == 0 {
+            if n == NONE || occupied & (1 << n) == 0 {
                 continue;
             }
             let l = geometry.neighbour[n as usize][d];
-            if l == super::geometry::NONE || (self.rings & !occupied) & (1 << l) == 0 {
+            if l == NONE || (self.rings & !occupied) & (1 << l) == 0 {
                 continue;
             }
             jumped = true;
