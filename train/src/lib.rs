@@ -1,8 +1,10 @@
 //! Training and evaluation of gipfzero agents.
 //!
-//! So far: the statistics of evaluation matches ([`stats`]) — Elo differences with
-//! confidence intervals and the sequential probability ratio test that stops a match once
-//! its answer is clear. The AlphaZero loop (self-play → replay window → SGD → checkpoint →
-//! evaluation) builds on it.
+//! - [`config`]: the YAML run configuration (game, network, search, replay window,
+//!   optimiser, schedule, evaluation), with errors located at `file:line:column`.
+//! - [`stats`]: match statistics — Elo differences with confidence intervals and the
+//!   sequential probability ratio test that stops a match once its answer is clear.
+//! - [`evaluate`]: evaluation matches between two agents.
+pub mod config;
 pub mod evaluate;
 pub mod stats;
