@@ -4,7 +4,10 @@
 //!   optimiser, schedule, evaluation), with errors located at `file:line:column`.
 //! - [`stats`]: match statistics — Elo differences with confidence intervals and the
 //!   sequential probability ratio test that stops a match once its answer is clear.
+//! - [`replay`]: the replay window (bounded by positions, generations and reuse) and the
+//!   in-memory [`replay::SampleBatch`] with the fields of the dataset shards.
 //! - [`evaluate`]: evaluation matches between two agents.
 pub mod config;
 pub mod evaluate;
+pub mod replay;
 pub mod stats;
