@@ -6,8 +6,12 @@
 //!   sequential probability ratio test that stops a match once its answer is clear.
 //! - [`replay`]: the replay window (bounded by positions, generations and reuse) and the
 //!   in-memory [`replay::SampleBatch`] with the fields of the dataset shards.
+//! - [`trainer`]: SGD steps (masked policy cross-entropy + value MSE) with its own Adam and
+//!   SGD whose moments are saved in checkpoints, learning-rate schedules, and symmetry
+//!   augmentation.
 //! - [`evaluate`]: evaluation matches between two agents.
 pub mod config;
 pub mod evaluate;
 pub mod replay;
 pub mod stats;
+pub mod trainer;
