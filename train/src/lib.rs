@@ -9,9 +9,12 @@
 //! - [`trainer`]: SGD steps (masked policy cross-entropy + value MSE) with its own Adam and
 //!   SGD whose moments are saved in checkpoints, learning-rate schedules, and symmetry
 //!   augmentation.
+//! - [`run`]: the run directory — resolved config, resume counters (atomic), metrics as
+//!   JSON Lines (fsync'd), SVG plots of the learning curves and Elo.
 //! - [`evaluate`]: evaluation matches between two agents.
 pub mod config;
 pub mod evaluate;
 pub mod replay;
+pub mod run;
 pub mod stats;
 pub mod trainer;
