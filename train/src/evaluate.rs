@@ -26,12 +26,7 @@ pub struct MatchSettings {
 
 impl Default for MatchSettings {
     fn default() -> Self {
-        MatchSettings {
-            games: 20,
-            max_turns: 1000,
-            confidence: 0.95,
-            sprt: None,
-        }
+        MatchSettings { games: 20, max_turns: 1000, confidence: 0.95, sprt: None }
     }
 }
 
@@ -77,7 +72,8 @@ where
     let mut next_pair = 0;
     while next_pair < pairs {
         let end = (next_pair + batch).min(pairs);
-        let outcomes: Vec<Result<(Option<Outcome>, Player), MatchError>> = (next_pair * 2..end * 2)
+        let outcomes: Vec<Result<(Option<Outcome>, Player), MatchError>> = (next_pair * 2
+            ..end * 2)
             .into_par_iter()
             .map(|game| {
                 let position = start(game / 2);
@@ -116,10 +112,5 @@ where
             }
         }
     }
-    Ok(MatchReport {
-        results,
-        unfinished,
-        elo: results.elo(settings.confidence),
-        sprt: decision,
-    })
+    Ok(MatchReport { results, unfinished, elo: results.elo(settings.confidence), sprt: decision })
 }

@@ -72,11 +72,7 @@ impl MatchResults {
     pub fn elo(&self, confidence: f64) -> EloEstimate {
         let n = self.games() as f64;
         if n == 0.0 {
-            return EloEstimate {
-                elo: 0.0,
-                lower: f64::NEG_INFINITY,
-                upper: f64::INFINITY,
-            };
+            return EloEstimate { elo: 0.0, lower: f64::NEG_INFINITY, upper: f64::INFINITY };
         }
         let s = self.score();
         let margin = normal_quantile(0.5 + confidence / 2.0) * (self.score_variance() / n).sqrt();
@@ -91,10 +87,7 @@ impl MatchResults {
 /// The quantile function of the standard normal distribution (Acklam's rational
 /// approximation, relative error below 1.2e-9), for confidence intervals.
 pub fn normal_quantile(p: f64) -> f64 {
-    assert!(
-        p > 0.0 && p < 1.0,
-        "normal_quantile needs 0 < p < 1, got {p}"
-    );
+    assert!(p > 0.0 && p < 1.0, "normal_quantile needs 0 < p < 1, got {p}");
     const A: [f64; 6] = [
         -3.969683028665376e+01,
         2.209460984245205e+02,
@@ -118,12 +111,8 @@ pub fn normal_quantile(p: f64) -> f64 {
         4.374664141464968e+00,
         2.938163982698783e+00,
     ];
-    const D: [f64; 4] = [
-        7.784695709041462e-03,
-        3.224671290700398e-01,
-        2.445134137142996e+00,
-        3.754408661907416e+00,
-    ];
+    const D: [f64; 4] =
+        [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00];
     let tail = |q: f64| {
         (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
             / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
@@ -162,10 +151,7 @@ pub enum SprtDecision {
 impl Sprt {
     /// The lower and upper stopping bounds of the log-likelihood ratio.
     pub fn bounds(&self) -> (f64, f64) {
-        (
-            (self.beta / (1.0 - self.alpha)).ln(),
-            ((1.0 - self.beta) / self.alpha).ln(),
-        )
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
     }
 
     /// The approximate log-likelihood ratio of H1 against H0 given `results`.
@@ -217,11 +203,7 @@ mod tests {
     #[test]
     fn elo_of_a_match_with_interval() {
         // 60 wins, 20 draws, 20 losses: score 0.7, about +147 Elo.
-        let results = MatchResults {
-            wins: 60,
-            draws: 20,
-            losses: 20,
-        };
+        let results = MatchResults { wins: 60, draws: 20, losses: 20 };
         assert!((results.score() - 0.7).abs() < 1e-12);
         let estimate = results.elo(0.95);
         assert!((estimate.elo - 147.19).abs() < 0.01, "{estimate:?}");
@@ -230,85 +212,42 @@ mod tests {
         assert!((estimate.upper - elo_from_score(0.7 + 1.959964 * 0.04)).abs() < 0.01);
         assert!(estimate.lower < estimate.elo && estimate.elo < estimate.upper);
         // Four times the games halve the interval's score width.
-        let more = MatchResults {
-            wins: 240,
-            draws: 80,
-            losses: 80,
-        }
-        .elo(0.95);
+        let more = MatchResults { wins: 240, draws: 80, losses: 80 }.elo(0.95);
         assert!(more.upper - more.lower < estimate.upper - estimate.lower);
     }
 
     #[test]
     fn an_even_match_is_zero_elo() {
-        let estimate = MatchResults {
-            wins: 10,
-            draws: 5,
-            losses: 10,
-        }
-        .elo(0.95);
+        let estimate = MatchResults { wins: 10, draws: 5, losses: 10 }.elo(0.95);
         assert!(estimate.elo.abs() < 1e-9);
         assert!(estimate.lower < 0.0 && estimate.upper > 0.0);
     }
 
     #[test]
     fn sprt_accepts_the_right_hypothesis_on_synthetic_results() {
-        let sprt = Sprt {
-            elo0: 0.0,
-            elo1: 100.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
+        let sprt = Sprt { elo0: 0.0, elo1: 100.0, alpha: 0.05, beta: 0.05 };
         let (lower, upper) = sprt.bounds();
         assert!((upper - (0.95f64 / 0.05).ln()).abs() < 1e-12 && (lower + upper).abs() < 1e-12);
         // Clearly stronger: +190 Elo-ish results.
         assert_eq!(
-            sprt.decide(&MatchResults {
-                wins: 150,
-                draws: 20,
-                losses: 30
-            }),
+            sprt.decide(&MatchResults { wins: 150, draws: 20, losses: 30 }),
             SprtDecision::AcceptH1
         );
         // Even results favour H0.
         assert_eq!(
-            sprt.decide(&MatchResults {
-                wins: 100,
-                draws: 0,
-                losses: 100
-            }),
+            sprt.decide(&MatchResults { wins: 100, draws: 0, losses: 100 }),
             SprtDecision::AcceptH0
         );
         // Too few games to tell.
-        assert_eq!(
-            sprt.decide(&MatchResults {
-                wins: 3,
-                draws: 1,
-                losses: 2
-            }),
-            SprtDecision::Continue
-        );
+        assert_eq!(sprt.decide(&MatchResults { wins: 3, draws: 1, losses: 2 }), SprtDecision::Continue);
         assert_eq!(sprt.llr(&MatchResults::default()), 0.0);
     }
 
     #[test]
     fn sprt_llr_grows_with_the_evidence() {
-        let sprt = Sprt {
-            elo0: 0.0,
-            elo1: 50.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
-        let small = sprt.llr(&MatchResults {
-            wins: 12,
-            draws: 4,
-            losses: 8,
-        });
-        let large = sprt.llr(&MatchResults {
-            wins: 120,
-            draws: 40,
-            losses: 80,
-        });
+        let sprt = Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 };
+        let small = sprt.llr(&MatchResults { wins: 12, draws: 4, losses: 8 });
+        let large = sprt.llr(&MatchResults { wins: 120, draws: 40, losses: 80 });
         assert!(small > 0.0 && large > 9.0 * small);
     }
 }
