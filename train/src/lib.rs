@@ -11,10 +11,18 @@
 //!   augmentation.
 //! - [`run`]: the run directory — resolved config, resume counters (atomic), metrics as
 //!   JSON Lines (fsync'd), SVG plots of the learning curves and Elo.
+//! - [`pipeline`]: the loop itself (self-play → window → SGD → checkpoint → evaluation →
+//!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits.
 //! - [`evaluate`]: evaluation matches between two agents.
 pub mod config;
 pub mod evaluate;
+pub mod pipeline;
 pub mod replay;
 pub mod run;
 pub mod stats;
 pub mod trainer;
+
+/// Serialises the tests that seed libtorch's global generator (`tch::manual_seed`) and then
+/// build networks, so that parallel tests do not draw from each other's stream.
+#[cfg(test)]
+pub(crate) static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -101,8 +101,9 @@ impl RunDir {
     }
 
     /// Creates the directories and saves the resolved config, or — when the directory
-    /// already holds a run — checks that it was started with the same config and returns its
-    /// resume state (`None` when it never finished an iteration).
+    /// already holds a run — checks that it was started with the same config (only
+    /// `iterations` may differ: a run can be extended) and returns its resume state (`None`
+    /// when it never finished an iteration).
     pub fn open(&self, config: &RunConfig) -> Result<Option<ResumeState>, RunError> {
         for dir in [
             self.root.clone(),
@@ -121,12 +122,21 @@ impl RunDir {
                         path: config_path.clone(),
                         message: e.to_string(),
                     })?;
-                if saved_config != *config {
+                // Only the number of iterations may change: that extends (or shortens) a run.
+                let comparable = RunConfig {
+                    iterations: config.iterations,
+                    ..saved_config.clone()
+                };
+                if comparable != *config {
                     return Err(RunError::ConfigChanged {
                         path: config_path,
                         found: saved_config.hash(),
                         expected: config.hash(),
                     });
+                }
+                if saved_config.iterations != config.iterations {
+                    write_atomically(&config_path, yaml.as_bytes())
+                        .map_err(io_error(&config_path))?;
                 }
             }
             Err(error) if error.kind() == io::ErrorKind::NotFound => {

@@ -564,12 +564,13 @@ mod tests {
 
     /// One intra-op thread, as in every test of the workspace (the inter-op pool cannot be
     /// resized once used, so it is left alone).
-    fn setup() {
+    fn setup() -> std::sync::MutexGuard<'static, ()> {
         tch::set_num_threads(1);
+        crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn overfit<G: Game>(start: &G, seed: u64) {
-        setup();
+        let _rng = setup();
         let name = start.spec().game;
         let batch = samples(start, 8, seed);
         tch::manual_seed(0);
@@ -612,7 +613,7 @@ mod tests {
     }
 
     fn resume_is_exact(optimizer: OptimizerConfig) {
-        setup();
+        let _rng = setup();
         let game = Dvonn::new();
         let batches: Vec<SampleBatch> = (0..6).map(|i| samples(&game, 6, 10 + i)).collect();
         let config = training(optimizer, true);
