@@ -852,6 +852,49 @@ mod speed {
         );
     }
 
+    /// Inference throughput (batch 64, no gradients) of `config` on `start`'s variant.
+    fn forward_speed<G: Game>(start: &G, config: &gipfzero_model::NetConfig, label: &str) {
+        let spec = start.spec();
+        let network = Network::new(spec, config, Device::Cpu).unwrap();
+        let mut observation = vec![0.0; spec.observation_len()];
+        start.encode(&mut observation);
+        let batch: Vec<f32> = observation.repeat(64);
+        network.forward_slice(&batch);
+        let calls = 10;
+        let begin = std::time::Instant::now();
+        for _ in 0..calls {
+            network.forward_slice(&batch);
+        }
+        let per_position = begin.elapsed().as_secs_f64() / (calls * 64) as f64;
+        println!(
+            "{}: {label} forward, batch 64: {:.0} positions/s",
+            spec.game,
+            1.0 / per_position
+        );
+    }
+
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn forward_speed_default_vs_model_default() {
+        tch::set_num_threads(1);
+        let config = RunConfig::embedded_default().network.to_net_config();
+        for start in [&Dvonn::new()] {
+            forward_speed(start, &config, "default config 3×32");
+            forward_speed(
+                start,
+                &gipfzero_model::NetConfig::default(),
+                "model default 6×64",
+            );
+        }
+        let lyngk = Lyngk::from_seed(0);
+        forward_speed(&lyngk, &config, "default config 3×32");
+        forward_speed(
+            &lyngk,
+            &gipfzero_model::NetConfig::default(),
+            "model default 6×64",
+        );
+    }
+
     #[test]
     #[ignore = "a measurement, not a check"]
     fn sgd_step_speed() {
