@@ -114,10 +114,10 @@ pub fn run<G: Game>(
     let resume = run.open(config)?;
     let mut metrics = read_metrics(&run.metrics_path())?;
 
-    let (network, mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
+    let (mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
         Some(state) => {
             let loaded = checkpoint::load(run.root().join(&state.checkpoint), spec, device)?;
-            let trainer = Trainer::restore(&loaded.network, &config.training, &loaded.training)?;
+            let trainer = Trainer::restore(loaded.network, &config.training, &loaded.training)?;
             let window = ReplayWindow::restore(&config.replay, &state.replay, |id| {
                 self_play.load(&run, id)
             })?;
@@ -126,44 +126,31 @@ pub fn run<G: Game>(
                 None => None,
             };
             metrics.retain(|m| m.iteration < state.iteration);
-            (
-                loaded.network,
-                trainer,
-                window,
-                SplitMix64::new(state.next_self_play_seed),
-                best,
-                state.iteration,
-            )
+            let seeds = SplitMix64::new(state.next_self_play_seed);
+            (trainer, window, seeds, best, state.iteration)
         }
         None => {
             tch::manual_seed(config.seed as i64);
             let network = Network::new(spec, &config.network.to_net_config(), device)
                 .map_err(|e| PipelineError::Network(e.to_string()))?;
-            let trainer = Trainer::new(&network, &config.training, config.seed ^ 0xA5A5);
-            let window = ReplayWindow::new(&config.replay, config.seed ^ 0x5A5A);
             let best = config
                 .evaluation
                 .gating
                 .as_ref()
                 .map(|_| network.copy_to(device));
-            (
-                network,
-                trainer,
-                window,
-                SplitMix64::new(config.seed),
-                best,
-                0,
-            )
+            let trainer = Trainer::new(network, &config.training, config.seed ^ 0xA5A5);
+            let window = ReplayWindow::new(&config.replay, config.seed ^ 0x5A5A);
+            (trainer, window, SplitMix64::new(config.seed), best, 0)
         }
     };
 
     for iteration in first_iteration..config.iterations {
-        let previous = network.copy_to(device);
+        let previous = trainer.network().copy_to(device);
 
         // 1–2. Self-play into the window.
         let self_play_seed = seeds.next_u64();
         let generation_began = Instant::now();
-        let player = best.as_ref().unwrap_or(&network);
+        let player = best.as_ref().unwrap_or(trainer.network());
         let generation = self_play
             .generate(&run, player, iteration as u64, self_play_seed)
             .map_err(|message| PipelineError::SelfPlay {
@@ -195,16 +182,17 @@ pub fn run<G: Game>(
                 let Some(batch) = window.sample(config.training.batch_size) else {
                     break;
                 };
-                steps.push(trainer.train_step(&network, start, &batch));
+                steps.push(trainer.train_step(start, &batch));
             }
         }
         let training = TrainingMetrics::from_steps(&steps, training_began.elapsed().as_secs_f64());
 
         // 4. Checkpoints.
         let state = trainer.training_state(&config.hash());
-        checkpoint::save(run.latest_checkpoint(), &network, &state)?;
+        let network = trainer.network();
+        checkpoint::save(run.latest_checkpoint(), network, &state)?;
         if (iteration + 1) % config.checkpoints.every == 0 {
-            checkpoint::save(run.iteration_checkpoint(iteration), &network, &state)?;
+            checkpoint::save(run.iteration_checkpoint(iteration), network, &state)?;
             prune_checkpoints(&run, iteration, config.checkpoints.keep);
         }
 
@@ -226,7 +214,7 @@ pub fn run<G: Game>(
                 };
                 let report = arena
                     .play(
-                        &network,
+                        network,
                         opponent,
                         opponent_network,
                         evaluation.games,
@@ -242,7 +230,7 @@ pub fn run<G: Game>(
                 let games = gating.games.unwrap_or(evaluation.games);
                 let report = arena
                     .play(
-                        &network,
+                        network,
                         &Opponent::Best,
                         Some(champion),
                         games,

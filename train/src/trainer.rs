@@ -239,9 +239,12 @@ struct TrainerMetadata {
     augment_rng: u64,
 }
 
-/// SGD with schedule, optimiser and augmentation (see the module docs).
+/// SGD with schedule, optimiser and augmentation (see the module docs). The trainer owns the
+/// network it trains: the optimiser holds handles to that network's parameters, so no other
+/// network can be passed to a step by mistake.
 #[derive(Debug)]
 pub struct Trainer {
+    network: Network,
     optimizer: Optimizer,
     schedule: LrSchedule,
     value_loss_weight: f64,
@@ -252,9 +255,10 @@ pub struct Trainer {
 
 impl Trainer {
     /// A trainer at step 0 for `network`; `seed` drives the augmentation.
-    pub fn new(network: &Network, config: &TrainingConfig, seed: u64) -> Trainer {
+    pub fn new(network: Network, config: &TrainingConfig, seed: u64) -> Trainer {
         Trainer {
-            optimizer: Optimizer::new(network, &config.optimizer),
+            optimizer: Optimizer::new(&network, &config.optimizer),
+            network,
             schedule: config.lr.clone(),
             value_loss_weight: config.value_loss_weight as f64,
             augment: config.augment,
@@ -268,14 +272,20 @@ impl Trainer {
         self.step
     }
 
+    /// The network being trained.
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// Ends training, giving the network back.
+    pub fn into_network(self) -> Network {
+        self.network
+    }
+
     /// One SGD step on `batch` (augmented first when the config says so). `game` is any
     /// position of the variant: it supplies the symmetries.
-    pub fn train_step<G: Game>(
-        &mut self,
-        network: &Network,
-        game: &G,
-        batch: &SampleBatch,
-    ) -> StepStats {
+    pub fn train_step<G: Game>(&mut self, game: &G, batch: &SampleBatch) -> StepStats {
+        let network = &self.network;
         let augmented;
         let batch = if self.augment {
             augmented = augment(game, batch, &mut self.rng);
@@ -320,9 +330,9 @@ impl Trainer {
     }
 
     /// A trainer for `network` that continues from `state` (as [`Trainer::training_state`]
-    /// wrote it and the checkpoint gave it back).
+    /// wrote it and the checkpoint gave it back with `network`).
     pub fn restore(
-        network: &Network,
+        network: Network,
         config: &TrainingConfig,
         state: &TrainingState,
     ) -> Result<Trainer, TrainerError> {
@@ -575,11 +585,11 @@ mod tests {
         let batch = samples(start, 8, seed);
         tch::manual_seed(0);
         let network = Network::new(start.spec(), &tiny(), Device::Cpu).unwrap();
-        let mut trainer = Trainer::new(&network, &training(adam(), false), 0);
-        let first = trainer.train_step(&network, start, &batch);
+        let mut trainer = Trainer::new(network, &training(adam(), false), 0);
+        let first = trainer.train_step(start, &batch);
         let mut last = first.clone();
         for _ in 0..300 {
-            last = trainer.train_step(&network, start, &batch);
+            last = trainer.train_step(start, &batch);
         }
         // Cross-entropy = the targets' own entropy + KL(target ‖ network): the KL part must
         // nearly vanish, and the value can be learnt exactly.
@@ -621,27 +631,28 @@ mod tests {
         let reference = Network::new(game.spec(), &tiny(), Device::Cpu).unwrap();
         let resumed = reference.copy_to(Device::Cpu);
 
-        let mut trainer = Trainer::new(&reference, &config, 5);
+        let mut trainer = Trainer::new(reference, &config, 5);
         for batch in &batches {
-            trainer.train_step(&reference, &game, batch);
+            trainer.train_step(&game, batch);
         }
 
         let dir = std::env::temp_dir().join(format!("gipfzero-trainer-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut first = Trainer::new(&resumed, &config, 5);
+        let mut first = Trainer::new(resumed, &config, 5);
         for batch in &batches[..2] {
-            first.train_step(&resumed, &game, batch);
+            first.train_step(&game, batch);
         }
         let name = dir.join(format!("ckpt-{}", optimizer_name(&config.optimizer)));
-        gipfzero_model::checkpoint::save(&name, &resumed, &first.training_state("h")).unwrap();
-        drop((first, resumed));
+        gipfzero_model::checkpoint::save(&name, first.network(), &first.training_state("h"))
+            .unwrap();
+        drop(first);
         let loaded = gipfzero_model::checkpoint::load(&name, game.spec(), Device::Cpu).unwrap();
-        let mut second = Trainer::restore(&loaded.network, &config, &loaded.training).unwrap();
+        let mut second = Trainer::restore(loaded.network, &config, &loaded.training).unwrap();
         assert_eq!(second.step_count(), 2);
         for batch in &batches[2..] {
-            second.train_step(&loaded.network, &game, batch);
+            second.train_step(&game, batch);
         }
-        assert_eq!(weights(&loaded.network), weights(&reference));
+        assert_eq!(weights(second.network()), weights(trainer.network()));
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -663,7 +674,7 @@ mod tests {
     fn restore_refuses_another_optimiser() {
         let game = Dvonn::new();
         let network = Network::new(game.spec(), &tiny(), Device::Cpu).unwrap();
-        let trainer = Trainer::new(&network, &training(adam(), false), 0);
+        let trainer = Trainer::new(network.copy_to(Device::Cpu), &training(adam(), false), 0);
         let state = trainer.training_state("h");
         let sgd = training(
             OptimizerConfig::Sgd {
@@ -673,7 +684,7 @@ mod tests {
             },
             false,
         );
-        assert!(Trainer::restore(&network, &sgd, &state).is_err());
+        assert!(Trainer::restore(network, &sgd, &state).is_err());
     }
 
     fn check_augmentation<G: Game>(start: &G, seed: u64) {
@@ -810,7 +821,8 @@ mod speed {
         let config = RunConfig::embedded_default();
         let spec = start.spec();
         let network = Network::new(spec, &config.network.to_net_config(), Device::Cpu).unwrap();
-        let mut trainer = Trainer::new(&network, &config.training, 0);
+        let parameters = network.parameter_count();
+        let mut trainer = Trainer::new(network, &config.training, 0);
         let mut batch = SampleBatch::new(spec);
         let n = 256;
         let mut observation = vec![0.0; spec.observation_len()];
@@ -833,17 +845,17 @@ mod speed {
             batch.move_number.push(0);
             batch.full_search.push(1);
         }
-        trainer.train_step(&network, start, &batch);
+        trainer.train_step(start, &batch);
         let steps = 10;
         let begin = std::time::Instant::now();
         for _ in 0..steps {
-            trainer.train_step(&network, start, &batch);
+            trainer.train_step(start, &batch);
         }
         let per_step = begin.elapsed().as_secs_f64() / steps as f64;
         println!(
             "{}: {} parameters, planes×height×width {}×{}×{}, batch {n}: {:.1} ms per SGD step ({:.0} positions/s)",
             spec.game,
-            network.parameter_count(),
+            parameters,
             spec.planes,
             spec.height,
             spec.width,
@@ -878,21 +890,11 @@ mod speed {
     fn forward_speed_default_vs_model_default() {
         tch::set_num_threads(1);
         let config = RunConfig::embedded_default().network.to_net_config();
-        for start in [&Dvonn::new()] {
-            forward_speed(start, &config, "default config 3×32");
-            forward_speed(
-                start,
-                &gipfzero_model::NetConfig::default(),
-                "model default 6×64",
-            );
-        }
-        let lyngk = Lyngk::from_seed(0);
-        forward_speed(&lyngk, &config, "default config 3×32");
-        forward_speed(
-            &lyngk,
-            &gipfzero_model::NetConfig::default(),
-            "model default 6×64",
-        );
+        let model_default = gipfzero_model::NetConfig::default();
+        forward_speed(&Dvonn::new(), &config, "default config 3×32");
+        forward_speed(&Dvonn::new(), &model_default, "model default 6×64");
+        forward_speed(&Lyngk::from_seed(0), &config, "default config 3×32");
+        forward_speed(&Lyngk::from_seed(0), &model_default, "model default 6×64");
     }
 
     #[test]
