@@ -278,7 +278,7 @@ pub struct EvaluationConfig {
     /// The network's search in evaluation games (noise is switched off).
     pub search: SearchSettings,
     /// `random`, `greedy`, `rollout:N`, `previous` (the last checkpoint), `best` (the gated
-    /// champion), or `checkpoint:PATH`.
+    /// champion; the previous network when gating is off), or `checkpoint:PATH`.
     pub opponents: Vec<Opponent>,
     /// Gating: the new network replaces the champion (`best`) only if it scores at least
     /// `threshold` against it; `null` = always accept.
