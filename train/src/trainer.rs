@@ -24,7 +24,10 @@
 //! Augmentation: each sample is seen through a symmetry drawn uniformly from
 //! `0..spec.symmetry_count` — the observation by [`Game::transform_observation`], the legal
 //! mask and policy target by [`Game::transform_action`] — so the target stays on the legal
-//! actions of the transformed position.
+//! actions of the transformed position. Samples carry no position, so the actions are mapped
+//! through the variant's start position: this relies on `transform_action` not depending on
+//! the position, which holds for the engines (the tests check it against transformed
+//! positions of DVONN and LYNGK; ZÈRTZ should be added once it lands).
 use gipfzero_games::{Action, Game, SplitMix64};
 use gipfzero_model::{Network, TrainingState};
 use serde::{Deserialize, Serialize};
@@ -770,7 +773,8 @@ mod tests {
             batch.move_number.push(0);
             batch.full_search.push(1);
             let sym = 1 + rng.below(spec.symmetry_count as u64 - 1) as usize;
-            let out = transform_batch(&position, &batch, &[sym]);
+            // The trainer maps with any position of the variant (its start), not the sample's own.
+            let out = transform_batch(start, &batch, &[sym]);
             let image = position.transform(sym);
             image.legal_actions(&mut legal);
             let mut expected_mask = vec![0u8; spec.action_count];
