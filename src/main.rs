@@ -34,6 +34,8 @@ enum Command {
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
+    /// Run (or resume) a training run described by a YAML config.
+    Train(cmd::train::TrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Rules(command) => cmd::rules::run(command),
         Command::Evaluate(args) => cmd::evaluate::run(args),
         Command::Bench(command) => cmd::bench::run(command),
+        Command::Train(args) => cmd::train::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
