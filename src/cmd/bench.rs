@@ -21,6 +21,22 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Training speed: one SGD step and the forward pass of a run config's network
+    /// (the embedded default when no config is given), on the CPU.
+    Train {
+        /// zertz, dvonn or lyngk.
+        game: GameName,
+        /// ZÈRTZ board (standard when absent).
+        #[arg(long)]
+        variant: Option<String>,
+        /// A run config whose network and optimiser to measure.
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        #[arg(long, default_value_t = 5)]
+        steps: u32,
+    },
     /// Search overhead alone: simulations/s with the uniform evaluator, one tree and many
     /// trees in lockstep, and the memory of the trees.
     Mcts {
@@ -55,6 +71,14 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
                 println!("{figures}");
             }
             Ok(())
+        }
+        BenchCommand::Train { game, variant, config, batch, steps } => {
+            let config = match config {
+                Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
+                None => gipfzero_train::config::RunConfig::embedded_default(),
+            };
+            let setting = GameSetting { game, variant, setup: None, seed: None };
+            setting.start()?.visit(TrainBench { config, batch, steps })
         }
         BenchCommand::Mcts { game, variant, simulations, trees } => {
             let setting = GameSetting { game, variant, setup: None, seed: None };
@@ -175,5 +199,38 @@ impl GameVisitor for Playouts {
             actions: applied,
             elapsed: began.elapsed(),
         }
+    }
+}
+
+struct TrainBench {
+    config: gipfzero_train::config::RunConfig,
+    batch: usize,
+    steps: u32,
+}
+
+impl GameVisitor for TrainBench {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let net = self.config.network.to_net_config();
+        let figures =
+            gipfzero_train::bench::measure(&start, &net, &self.config.training, self.batch, self.steps)?;
+        let spec = start.spec();
+        println!(
+            "{} {}: {} blocks x {} channels ({} parameters), libtorch intra-op threads {}",
+            spec.game,
+            spec.variant,
+            net.blocks,
+            net.channels,
+            figures.parameters,
+            tch::get_num_threads()
+        );
+        println!(
+            "SGD step, batch {}: {:.1} ms ({:.0} positions/s); forward pass: {:.0} positions/s",
+            figures.batch,
+            figures.step.as_secs_f64() * 1e3,
+            figures.batch as f64 / figures.step.as_secs_f64(),
+            figures.forward_positions_per_second
+        );
+        Ok(())
     }
 }

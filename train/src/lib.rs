@@ -14,6 +14,7 @@
 //! - [`pipeline`]: the loop itself (self-play → window → SGD → checkpoint → evaluation →
 //!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits.
 //! - [`evaluate`]: evaluation matches between two agents.
+pub mod bench;
 pub mod config;
 pub mod evaluate;
 pub mod pipeline;
