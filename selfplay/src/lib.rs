@@ -7,8 +7,13 @@
 //!
 //! This crate knows nothing of tch: the network evaluator lives in the model crate and is
 //! handed in as any [`gipfzero_mcts::Evaluator`].
+pub mod generator;
 pub mod shard;
 
+pub use generator::{
+    CapRule, GameRecord, Progress, ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
+    SelfPlayConfig, SelfPlayError, Termination, RECORDS_FILE,
+};
 pub use shard::{read_shard, write_shard, ShardData, ShardError, ShardInfo, ShardWriter, FORMAT_VERSION};
 
 /// A fresh, empty directory under the system's temporary directory for one test.
