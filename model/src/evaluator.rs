@@ -106,12 +106,12 @@ mod tests {
         let evaluator = NetworkEvaluator::new(server.handle(), start.spec()).unwrap();
         // Positions along a game: the placement phase and the movement phase.
         let mut batch = SearchBatch::new();
-        let mut position = start.clone();
+        let mut position = start;
         let mut legal = Vec::new();
         for step in 0..60 {
             position.legal_actions(&mut legal);
             if step % 6 == 0 {
-                batch.push(position.clone(), &legal);
+                batch.push(position, &legal);
             }
             position.apply(legal[step % legal.len()]);
         }
