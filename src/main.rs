@@ -31,6 +31,8 @@ enum Command {
     Rules(cmd::rules::RulesCommand),
     /// A match between two agents: results, Elo difference, optional SPRT.
     Evaluate(cmd::evaluate::EvaluateArgs),
+    /// Generates games by search: training shards and game records (docs/DATASETS.md).
+    Selfplay(cmd::selfplay::SelfplayArgs),
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Info => cmd::info::run(),
         Command::Rules(command) => cmd::rules::run(command),
         Command::Evaluate(args) => cmd::evaluate::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Bench(command) => cmd::bench::run(command),
     };
     match result {

@@ -20,6 +20,9 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Self-play with a fresh network: positions/s and the batch size reached, next to the
+    /// bare forward pass at that batch size.
+    Selfplay(crate::cmd::selfplay::BenchSelfplayArgs),
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -40,6 +43,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        BenchCommand::Selfplay(args) => crate::cmd::selfplay::bench(args),
     }
 }
 
