@@ -102,6 +102,9 @@ pub struct SelfplayArgs {
     /// Device of the network: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
+    /// Run the tree descents of the games in flight on rayon's threads (--threads).
+    #[arg(long)]
+    pub parallel: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -112,6 +115,12 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let summary = setting.start()?.visit(Generate { args: &args })?;
     print_summary(&summary);
     Ok(())
+}
+
+/// The generator is the server's only client and sends every step's leaves as one request,
+/// so waiting for other requests would only add latency.
+fn server_config(device: DeviceChoice) -> ServerConfig {
+    ServerConfig { device, max_wait: Duration::ZERO, ..ServerConfig::default() }
 }
 
 fn search_config(simulations: u32, gumbel: bool) -> SearchConfig {
@@ -138,7 +147,7 @@ impl GameVisitor for Generate<'_> {
             Some(name) => {
                 let loaded = checkpoint::load(name, spec, args.device.resolve())
                     .with_context(|| format!("checkpoint {}", name.display()))?;
-                let server = InferenceServer::spawn(&loaded.network, ServerConfig { device: args.device, ..ServerConfig::default() })?;
+                let server = InferenceServer::spawn(&loaded.network, server_config(args.device))?;
                 let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
                 _server = Some(server);
                 (Box::new(evaluator), format!("checkpoint {}", name.display()))
@@ -164,7 +173,7 @@ impl GameVisitor for Generate<'_> {
             }),
             positions_per_shard: args.positions_per_shard,
             seed: args.seed,
-            parallel: false,
+            parallel: args.parallel,
             checkpoint: args.checkpoint.as_ref().map(|name| name.display().to_string()),
             generator,
         };
@@ -269,7 +278,7 @@ impl GameVisitor for Bench<'_> {
         let spec = start.spec();
         let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::default() };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
-        let server = InferenceServer::spawn(&network, ServerConfig { device: args.device, ..ServerConfig::default() })?;
+        let server = InferenceServer::spawn(&network, server_config(args.device))?;
         let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
         let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
         let config = SelfPlayConfig {
