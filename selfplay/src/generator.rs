@@ -16,7 +16,9 @@
 //!   shards, and every game in them has its record; records may run ahead (games whose shard
 //!   was never written) and the last line may be cut. [`SelfPlay::run`] on an existing
 //!   directory therefore takes the games of the complete shards as done, rewrites the records
-//!   file to exactly those games, and plays every other id of `0..games` again.
+//!   file to exactly those games, and plays every other id of `0..games` again. Resuming
+//!   with another seed or other search settings is refused (the records say which were used),
+//!   as the ids would then name games of two different runs.
 //!   (Every game has at least one searched position, since no start position of these games
 //!   is decided by forced moves alone, so every finished game lands in some shard.)
 //! - **What is sampled.** Every searched decision (action) is a sample; decisions with a
@@ -567,6 +569,15 @@ impl<G: Game> SelfPlay<G> {
                 continue;
             };
             if done.contains(&record.game_id) && seen.insert(record.game_id) {
+                // Ids mean the same games only under the same seed and search settings.
+                let search = SearchSummary::of(&self.config.search);
+                if record.seed != self.config.game_seed(record.game_id) || record.search != search {
+                    return Err(resume_error(format!(
+                        "game {} was played with another seed or other search settings \
+                         (seed {}, {:?}); resume with the original ones or use a new directory",
+                        record.game_id, record.seed, record.search
+                    )));
+                }
                 kept.extend_from_slice(line);
             }
         }

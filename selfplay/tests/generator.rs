@@ -234,6 +234,14 @@ fn a_killed_run_resumes_without_duplicates() {
     assert_eq!((summary.games_played, summary.games_resumed, summary.shards_written), (0, 5, 0));
     assert_eq!(read_output(&dir).0, expected);
 
+    // Another seed would mix games of two runs under one id space.
+    let error = SelfPlay::new(Dvonn::new(), SelfPlayConfig { seed: 4, ..config() }, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("another seed"), "{error}");
+    let other_search = SelfPlayConfig { search: SearchConfig { simulations: 9, ..SearchConfig::default() }, ..config() };
+    let error = SelfPlay::new(Dvonn::new(), other_search, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("other search settings"), "{error}");
+    assert_eq!(read_output(&dir).0, expected, "a refused resume changes nothing");
+
     // A shard whose games have no records cannot be resumed silently.
     fs::write(dir.join(RECORDS_FILE), b"").unwrap();
     let error = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
