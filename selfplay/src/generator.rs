@@ -779,3 +779,50 @@ impl<G: Game> SelfPlay<G> {
         Ok(shard.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_figures_come_from_this_runs_games() {
+        // 10 games were done before; this run finished 5 of its games (200 turns, 900
+        // positions) in 30 s, so the 25 left take 150 s at that pace.
+        let report = ProgressReport {
+            games_done: 15,
+            games_total: 40,
+            positions: 900,
+            games_this_run: 5,
+            turns_this_run: 200,
+            elapsed: Duration::from_secs(30),
+        };
+        assert_eq!(report.positions_per_second(), 30.0);
+        assert_eq!(report.average_game_length(), 40.0);
+        assert_eq!(report.eta(), Some(Duration::from_secs(150)));
+        assert_eq!(ProgressReport { games_this_run: 0, ..report }.eta(), None);
+    }
+
+    #[test]
+    fn settings_the_generator_cannot_run_are_refused() {
+        let bad = [
+            SelfPlayConfig { games_in_flight: 0, ..SelfPlayConfig::default() },
+            SelfPlayConfig { positions_per_shard: 0, ..SelfPlayConfig::default() },
+            SelfPlayConfig { resign: Some(ResignConfig { threshold: -1.5, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
+            SelfPlayConfig { resign: Some(ResignConfig { consecutive: 0, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
+            SelfPlayConfig { resign: Some(ResignConfig { disabled_fraction: 1.5, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
+            SelfPlayConfig { search: SearchConfig { simulations: 0, ..SearchConfig::default() }, ..SelfPlayConfig::default() },
+        ];
+        for config in bad {
+            assert!(matches!(config.validate(), Err(SelfPlayError::Config(_))), "{config:?}");
+        }
+        assert!(SelfPlayConfig { resign: Some(ResignConfig::default()), ..SelfPlayConfig::default() }.validate().is_ok());
+    }
+
+    #[test]
+    fn game_seeds_differ_between_games_and_runs() {
+        let config = SelfPlayConfig::default();
+        let seeds: BTreeSet<u64> = (0..1000).map(|id| config.game_seed(id)).collect();
+        assert_eq!(seeds.len(), 1000);
+        assert_ne!(config.game_seed(3), SelfPlayConfig { seed: 1, ..SelfPlayConfig::default() }.game_seed(3));
+    }
+}
