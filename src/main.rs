@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod training;
 
 /// Self-play reinforcement learning for the GIPF-project games ZÈRTZ, DVONN and LYNGK.
 #[derive(Parser, Debug)]
@@ -31,6 +32,8 @@ enum Command {
     Rules(cmd::rules::RulesCommand),
     /// A match between two agents: results, Elo difference, optional SPRT.
     Evaluate(cmd::evaluate::EvaluateArgs),
+    /// Generates games by search: training shards and game records (docs/DATASETS.md).
+    Selfplay(cmd::selfplay::SelfplayArgs),
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Info => cmd::info::run(),
         Command::Rules(command) => cmd::rules::run(command),
         Command::Evaluate(args) => cmd::evaluate::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Bench(command) => cmd::bench::run(command),
         Command::Train(args) => cmd::train::run(args),
     };

@@ -52,6 +52,9 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 64)]
         trees: usize,
     },
+    /// Self-play with a fresh network: positions/s and the batch size reached, next to the
+    /// bare forward pass at that batch size.
+    Selfplay(crate::cmd::selfplay::BenchSelfplayArgs),
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -84,6 +87,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             let setting = GameSetting { game, variant, setup: None, seed: None };
             setting.start()?.visit(SearchBench { simulations, trees })
         }
+        BenchCommand::Selfplay(args) => crate::cmd::selfplay::bench(args),
     }
 }
 

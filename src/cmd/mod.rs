@@ -3,6 +3,7 @@ pub mod bench;
 pub mod evaluate;
 pub mod info;
 pub mod rules;
+pub mod selfplay;
 pub mod train;
 
 /// Exit code for an error: 2 for a refused turn or record (the `gipfzero rules` contract),

@@ -76,10 +76,10 @@ struct Train<'a> {
 impl GameVisitor for Train<'_> {
     type Output = anyhow::Result<()>;
     fn visit<G: Game>(self, start: G) -> Self::Output {
-        // The self-play crate's implementations of the pipeline's two traits (names to be
-        // matched at merge time).
-        let mut self_play = gipfzero_selfplay::pipeline::ShardSelfPlay::<G>::new(self.config)?;
-        let mut arena = gipfzero_selfplay::pipeline::NetworkArena::<G>::new(self.config)?;
+        let mut self_play = crate::training::ShardSelfPlay::new(start.clone(), self.config)
+            .map_err(anyhow::Error::msg)?;
+        let mut arena = crate::training::NetworkArena::new(start.clone(), self.config)
+            .map_err(anyhow::Error::msg)?;
         gipfzero_train::pipeline::run(self.config, &start, &mut self_play, &mut arena, report)?;
         Ok(())
     }
