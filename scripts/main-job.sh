@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
-# The main job of `make run`: everything that works end to end, in order. The training issue
-# turns this into a short real training run on the embedded default config.
+# The main job of `make run`: a short real training run on the embedded default config
+# (ZÈRTZ standard on the CPU, configs/default.yaml) into data/runs/default. Running it again
+# resumes the run where it stopped; a finished run is left as it is.
 set -euo pipefail
 bin=${1:-target/release/gipfzero}
 "$bin" info
 echo
-"$bin" bench rules zertz --variant standard --seconds 1
-"$bin" bench rules dvonn --seconds 1
-"$bin" bench rules lyngk --seconds 1
-echo
-echo "A random ZÈRTZ game (gipfzero rules random zertz --seed 1):"
-"$bin" rules random zertz --seed 1 | tail -n 4
+"$bin" train

@@ -403,7 +403,7 @@ impl Default for RunConfig {
         RunConfig {
             game: "zertz".into(),
             variant: None,
-            run_dir: PathBuf::from("runs/default"),
+            run_dir: PathBuf::from("data/runs/default"),
             seed: 1,
             iterations: 40,
             device: "cpu".into(),
