@@ -1,0 +1,135 @@
+//! End-to-end runs of the binary's pipeline commands: a two-iteration training run per game
+//! (configs/quick.yaml with the game swapped), its resumption, config errors with their
+//! location, self-play datasets, evaluation matches and the benchmarks.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gipfzero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gipfzero"))
+        .args(args)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("the gipfzero binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gipfzero-pipeline-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn quick_config(game: &str, dir: &Path) -> PathBuf {
+    let quick = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.yaml")).unwrap();
+    let config = quick.replace("game: dvonn", &format!("game: {game}"));
+    assert_ne!(config, quick.replace("game: dvonn", "game: other"), "quick.yaml changed shape");
+    let path = dir.join(format!("{game}.yaml"));
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+/// The iteration numbers of the run's metrics lines.
+fn iterations(run: &Path) -> Vec<u64> {
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    metrics
+        .lines()
+        .map(|line| {
+            let start = line.find("\"iteration\":").expect("an iteration field") + "\"iteration\":".len();
+            let digits: String = line[start..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn two_iteration_training_runs_for_every_game_and_resume() {
+    for game in ["zertz", "dvonn", "lyngk"] {
+        let dir = scratch(&format!("train-{game}"));
+        let config = quick_config(game, &dir);
+        let run = dir.join("run");
+        let output = gipfzero(&["train", config.to_str().unwrap(), "--run-dir", run.to_str().unwrap()]);
+        assert!(output.status.success(), "{game}: {}", text(&output.stderr));
+        assert_eq!(iterations(&run), [0, 1], "{game}");
+        for file in ["config.yaml", "resume.json", "checkpoints/latest.safetensors", "checkpoints/latest.json", "plots/learning.svg"] {
+            assert!(run.join(file).is_file(), "{game}: {file} missing");
+        }
+        // One more iteration: resumes after the last, counts nothing twice.
+        let output = gipfzero(&[
+            "train",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--iterations",
+            "3",
+        ]);
+        assert!(output.status.success(), "{game} resume: {}", text(&output.stderr));
+        assert_eq!(iterations(&run), [0, 1, 2], "{game} after resuming");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn config_errors_name_file_line_and_column() {
+    let dir = scratch("config-errors");
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "game: dvonn\niterations: 2\nnetwork:\n  blokcs: 3\n").unwrap();
+    let output = gipfzero(&["train", bad.to_str().unwrap(), "--print-config"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = text(&output.stderr);
+    assert!(message.contains("bad.yaml:4:"), "no file:line in {message}");
+    assert!(message.contains("blokcs"), "{message}");
+    std::fs::write(&bad, "game: chess\n").unwrap();
+    let output = gipfzero(&["train", bad.to_str().unwrap(), "--print-config"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("bad.yaml:1:"), "{}", text(&output.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_embedded_default_config_prints_resolved() {
+    let output = gipfzero(&["train", "--print-config"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let yaml = text(&output.stdout);
+    assert!(yaml.contains("game: zertz") && yaml.contains("run_dir: data/runs/default"), "{yaml}");
+}
+
+#[test]
+fn selfplay_writes_shards_and_records() {
+    let dir = scratch("selfplay");
+    let out = dir.join("data");
+    let output = gipfzero(&[
+        "selfplay", "lyngk", "--games", "2", "--out", out.to_str().unwrap(), "--evaluator", "uniform",
+        "--simulations", "8", "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(out.join("shard-000000.npz").is_file());
+    let records = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn evaluate_reports_results_and_elo() {
+    let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--games", "4", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report = text(&output.stdout);
+    assert!(report.contains("greedy vs random (dvonn, 4 games)"), "{report}");
+    assert!(report.contains("Elo difference"), "{report}");
+    let output = gipfzero(&["evaluate", "dvonn", "greedy", "rollout:x", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("rollout:x"), "{}", text(&output.stderr));
+}
+
+#[test]
+fn benchmarks_print_throughput() {
+    let output = gipfzero(&["bench", "rules", "dvonn", "--seconds", "0.2"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("actions/s"));
+    let output = gipfzero(&["bench", "mcts", "dvonn", "--simulations", "16", "--trees", "4"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("simulations/s"));
+}
