@@ -36,26 +36,14 @@ use thiserror::Error;
 /// minutes on a 2-core machine.
 pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
 
-/// The ZÈRTZ variants the rules spec names (`shared/rules/zertz.md`); `tournament` is the
-/// 48-ring board.
-pub const ZERTZ_VARIANTS: [&str; 8] = [
-    "standard",
-    "40",
-    "43",
-    "44",
-    "48",
-    "tournament",
-    "61",
-    "blitz",
-];
-
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
     /// `zertz`, `dvonn` or `lyngk`.
     pub game: String,
-    /// ZÈRTZ board variant (see [`ZERTZ_VARIANTS`]; `standard` when left out); DVONN and
+    /// ZÈRTZ board variant (a name `gipfzero_games::zertz::Variant::from_name` accepts; `standard` when left
+    /// out); DVONN and
     /// LYNGK have none (leave it out or give the game's name). Always set once parsed.
     pub variant: Option<String>,
     /// Where checkpoints, shards, metrics and plots go.
@@ -742,14 +730,9 @@ impl RunConfig {
         match self.game.as_str() {
             "zertz" => {
                 if let Some(variant) = &self.variant {
-                    check(
-                        ZERTZ_VARIANTS.contains(&variant.as_str()),
-                        "variant",
-                        &format!(
-                            "unknown ZÈRTZ variant \"{variant}\": expected one of {}",
-                            ZERTZ_VARIANTS.join(", ")
-                        ),
-                    )?;
+                    if let Err(error) = gipfzero_games::zertz::Variant::from_name(variant) {
+                        check(false, "variant", &error.to_string())?;
+                    }
                 }
             }
             "dvonn" | "lyngk" => {
