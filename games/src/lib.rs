@@ -8,6 +8,7 @@ pub mod error;
 pub mod game;
 pub mod record;
 pub mod rng;
+pub mod render;
 pub mod symmetry;
 
 pub use error::{RecordError, SetupError, TurnError};
