@@ -7,6 +7,7 @@
 pub mod error;
 pub mod game;
 pub mod record;
+pub mod registry;
 pub mod rng;
 pub mod render;
 pub mod symmetry;
