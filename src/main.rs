@@ -34,6 +34,12 @@ enum Command {
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
+    /// A game in the terminal: you against an agent, or agents against each other.
+    Play(cmd::play::PlayArgs),
+    /// Talks to other programs over stdin/stdout (docs/ENGINE.md; --codecup for DVONN).
+    Engine(cmd::engine::EngineArgs),
+    /// Draws a position as SVG, or a whole game as an HTML page.
+    Render(cmd::render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +60,9 @@ fn main() -> ExitCode {
         Command::Rules(command) => cmd::rules::run(command),
         Command::Evaluate(args) => cmd::evaluate::run(args),
         Command::Bench(command) => cmd::bench::run(command),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Engine(args) => cmd::engine::run(args),
+        Command::Render(args) => cmd::render::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,10 @@
 //! One module per subcommand.
 pub mod bench;
+pub mod engine;
 pub mod evaluate;
 pub mod info;
+pub mod play;
+pub mod render;
 pub mod rules;
 
 /// Exit code for an error: 2 for a refused turn or record (the `gipfzero rules` contract),
