@@ -115,11 +115,14 @@ pub fn render_svg<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)]) -> Stri
         Status::Ongoing if position.is_turn_start() => format!("{} to move", position.to_move()),
         Status::Ongoing => format!("{} to move (inside a turn)", position.to_move()),
     });
-    let width = (max_x - min_x) * UNIT + 2.0 * MARGIN;
+    // Wide enough for the legend too (about 8 units per character at font size 14).
+    let longest = legend.iter().map(|line| line.chars().count()).max().unwrap_or(0);
+    let width = ((max_x - min_x) * UNIT + 2.0 * MARGIN).max(longest as f64 * 8.0 + 2.0 * MARGIN);
     let board_height = (max_y - min_y) * UNIT + 2.0 * MARGIN;
     let height = board_height + legend.len() as f64 * STATUS_LINE + 10.0;
     // Board units to SVG pixels: y flips so that the first row is at the bottom.
-    let px = |(x, y): Centre| ((x - min_x) * UNIT + MARGIN, (max_y - y) * UNIT + MARGIN);
+    let left = (width - (max_x - min_x) * UNIT) / 2.0;
+    let px = |(x, y): Centre| ((x - min_x) * UNIT + left, (max_y - y) * UNIT + MARGIN);
 
     let mut svg = String::new();
     let _ = writeln!(
