@@ -12,7 +12,12 @@ fn gipfzero(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the gipfzero binary runs");
-    child.stdin.take().expect("piped").write_all(input.as_bytes()).expect("input written");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(input.as_bytes())
+        .expect("input written");
     child.wait_with_output().expect("the binary ends")
 }
 
@@ -22,7 +27,10 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn engine_answers_the_protocol_and_survives_bad_input() {
-    let output = gipfzero(&["engine", "--agent", "rollout:5"], "protocol\nnonsense\nnewgame dvonn\nplay e3\ngo\nquit\n");
+    let output = gipfzero(
+        &["engine", "--agent", "rollout:5"],
+        "protocol\nnonsense\nnewgame dvonn\nplay e3\ngo\nquit\n",
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let replies: Vec<String> = text(&output.stdout).lines().map(str::to_string).collect();
     assert_eq!(replies[0], "protocol gipfzero 1");
@@ -34,7 +42,10 @@ fn engine_answers_the_protocol_and_survives_bad_input() {
 
 #[test]
 fn codecup_mode_plays_white_first() {
-    let output = gipfzero(&["engine", "--codecup", "--agent", "greedy"], "Start\nQuit\n");
+    let output = gipfzero(
+        &["engine", "--codecup", "--agent", "greedy"],
+        "Start\nQuit\n",
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let lines = text(&output.stdout);
     let first = lines.trim();
@@ -56,7 +67,19 @@ fn play_takes_turns_and_reports_bad_input() {
 
 #[test]
 fn render_writes_svg_and_html() {
-    let svg = gipfzero(&["render", "lyngk", "--seed", "3", "--overlay", "rollout:1", "--overlay-simulations", "50"], "");
+    let svg = gipfzero(
+        &[
+            "render",
+            "lyngk",
+            "--seed",
+            "3",
+            "--overlay",
+            "rollout:1",
+            "--overlay-simulations",
+            "50",
+        ],
+        "",
+    );
     assert!(svg.status.success(), "{}", text(&svg.stderr));
     let out = text(&svg.stdout);
     assert!(out.starts_with("<svg ") && out.trim_end().ends_with("</svg>"));

@@ -51,7 +51,15 @@ pub struct Disc {
 
 impl Disc {
     fn new(centre: Centre, radius: f64, fill: &'static str, stroke: &'static str) -> Disc {
-        Disc { centre, radius, fill, stroke, stroke_width: 0.04, dashed: false, label: None }
+        Disc {
+            centre,
+            radius,
+            fill,
+            stroke,
+            stroke_width: 0.04,
+            dashed: false,
+            label: None,
+        }
     }
 
     fn label(mut self, text: impl Into<String>, colour: &'static str) -> Disc {
@@ -116,7 +124,11 @@ pub fn render_svg<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)]) -> Stri
         Status::Ongoing => format!("{} to move (inside a turn)", position.to_move()),
     });
     // Wide enough for the legend too (about 8 units per character at font size 14).
-    let longest = legend.iter().map(|line| line.chars().count()).max().unwrap_or(0);
+    let longest = legend
+        .iter()
+        .map(|line| line.chars().count())
+        .max()
+        .unwrap_or(0);
     let width = ((max_x - min_x) * UNIT + 2.0 * MARGIN).max(longest as f64 * 8.0 + 2.0 * MARGIN);
     let board_height = (max_y - min_y) * UNIT + 2.0 * MARGIN;
     let height = board_height + legend.len() as f64 * STATUS_LINE + 10.0;
@@ -130,10 +142,17 @@ pub fn render_svg<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)]) -> Stri
         r#"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif">"#
     );
     let _ = writeln!(svg, r#"<title>{}</title>"#, escape(position.spec().game));
-    let _ = writeln!(svg, r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#e8dcc0"/>"##);
+    let _ = writeln!(
+        svg,
+        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#e8dcc0"/>"##
+    );
     for (name, centre) in &spaces {
         let (x, y) = px(*centre);
-        let _ = writeln!(svg, r##"<circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" fill="#d6c7a1" stroke="#a89770" stroke-width="1"/>"##, UNIT * 0.1);
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" fill="#d6c7a1" stroke="#a89770" stroke-width="1"/>"##,
+            UNIT * 0.1
+        );
         let _ = writeln!(
             svg,
             r##"<text x="{x:.1}" y="{:.1}" font-size="9" text-anchor="middle" fill="#7a6a48">{}</text>"##,
@@ -150,7 +169,11 @@ pub fn render_svg<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)]) -> Stri
             disc.fill,
             disc.stroke,
             disc.stroke_width * UNIT,
-            if disc.dashed { r#" stroke-dasharray="4 3""# } else { "" }
+            if disc.dashed {
+                r#" stroke-dasharray="4 3""#
+            } else {
+                ""
+            }
         );
         if let Some((text, colour)) = &disc.label {
             let _ = writeln!(
@@ -178,7 +201,12 @@ pub fn render_svg<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)]) -> Stri
 }
 
 /// Arrows and spots for the overlay; opacity and width grow with the probability.
-fn draw_overlay<G: Drawable>(position: &G, overlay: &[(G::Turn, f32)], px: &dyn Fn(Centre) -> Centre, svg: &mut String) {
+fn draw_overlay<G: Drawable>(
+    position: &G,
+    overlay: &[(G::Turn, f32)],
+    px: &dyn Fn(Centre) -> Centre,
+    svg: &mut String,
+) {
     let _ = writeln!(
         svg,
         r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#1f5fbf"/></marker></defs>"##
@@ -261,7 +289,11 @@ pub fn render_html<G: Drawable>(title: &str, start: &G, turns: &[G::Turn]) -> St
          <button id=\"next\">&gt;</button> <button id=\"last\">&gt;|</button> <span id=\"where\"></span></p>\n",
     );
     for (i, (label, svg)) in frames.iter().enumerate() {
-        let _ = writeln!(html, "<div class=\"frame\" id=\"f{i}\" title=\"{}\">\n{svg}</div>", escape(label));
+        let _ = writeln!(
+            html,
+            "<div class=\"frame\" id=\"f{i}\" title=\"{}\">\n{svg}</div>",
+            escape(label)
+        );
     }
     html.push_str("<p id=\"moves\">");
     for (i, (label, _)) in frames.iter().enumerate() {
@@ -304,13 +336,18 @@ fn dvonn_centre(cell: dvonn::Cell) -> Centre {
 
 impl Drawable for Dvonn {
     fn spaces(&self) -> Vec<(String, Centre)> {
-        dvonn::Cell::ALL.iter().map(|&c| (c.to_string(), dvonn_centre(c))).collect()
+        dvonn::Cell::ALL
+            .iter()
+            .map(|&c| (c.to_string(), dvonn_centre(c)))
+            .collect()
     }
 
     fn pieces(&self) -> Vec<Disc> {
         let mut discs = Vec::new();
         for cell in dvonn::Cell::ALL {
-            let Some(stack) = self.stack(cell) else { continue };
+            let Some(stack) = self.stack(cell) else {
+                continue;
+            };
             let (fill, text) = match stack.top {
                 dvonn::Piece::White => ("#fbfbf6", "#222"),
                 dvonn::Piece::Black => ("#262626", "#f0f0f0"),
@@ -319,7 +356,10 @@ impl Drawable for Dvonn {
             let centre = dvonn_centre(cell);
             // A stack that holds a DVONN piece below its top gets a red ring.
             if stack.has_dvonn && stack.top != dvonn::Piece::Dvonn {
-                discs.push(Disc { stroke_width: 0.07, ..Disc::new(centre, 0.42, "#c62828", "#c62828") });
+                discs.push(Disc {
+                    stroke_width: 0.07,
+                    ..Disc::new(centre, 0.42, "#c62828", "#c62828")
+                });
             }
             discs.push(Disc::new(centre, 0.34, fill, "#555").label(stack.height.to_string(), text));
         }
@@ -328,7 +368,9 @@ impl Drawable for Dvonn {
 
     fn legend(&self) -> Vec<String> {
         let [white, black] = self.score();
-        let mut lines = vec![format!("white {white} - black {black} (pieces in controlled stacks)")];
+        let mut lines = vec![format!(
+            "white {white} - black {black} (pieces in controlled stacks)"
+        )];
         if self.is_placing() {
             lines.push(format!("phase 1: {} of 49 pieces placed", self.placed()));
         }
@@ -338,7 +380,9 @@ impl Drawable for Dvonn {
     fn mark(&self, turn: &dvonn::Turn) -> Mark {
         match *turn {
             dvonn::Turn::Place(cell) => Mark::Spot(dvonn_centre(cell)),
-            dvonn::Turn::Move { from, to } => Mark::Path(vec![dvonn_centre(from), dvonn_centre(to)]),
+            dvonn::Turn::Move { from, to } => {
+                Mark::Path(vec![dvonn_centre(from), dvonn_centre(to)])
+            }
             dvonn::Turn::Pass => Mark::Nothing,
         }
     }
@@ -370,7 +414,9 @@ fn lyngk_colour_name(colour: LyngkColour) -> &'static str {
 
 impl Drawable for Lyngk {
     fn spaces(&self) -> Vec<(String, Centre)> {
-        Point::all().map(|p| (p.to_string(), lyngk_centre(p))).collect()
+        Point::all()
+            .map(|p| (p.to_string(), lyngk_centre(p)))
+            .collect()
     }
 
     /// A stack is drawn as nested discs, the bottom piece outermost and the top piece in the
@@ -382,10 +428,14 @@ impl Drawable for Lyngk {
             let height = stack.height() as f64;
             for (level, piece) in stack.pieces().enumerate() {
                 let radius = 0.42 - 0.26 * level as f64 / height.max(1.0);
-                discs.push(Disc { dashed, ..Disc::new(centre, radius, lyngk_fill(piece), "#444") });
+                discs.push(Disc {
+                    dashed,
+                    ..Disc::new(centre, radius, lyngk_fill(piece), "#444")
+                });
             }
             if let Some(last) = discs.last_mut() {
-                let text = if matches!(stack.top(), LyngkPiece::Coloured(c) if c == LyngkColour::BLACK || c == LyngkColour::BLUE) {
+                let text = if matches!(stack.top(), LyngkPiece::Coloured(c) if c == LyngkColour::BLACK || c == LyngkColour::BLUE)
+                {
                     "#fff"
                 } else {
                     "#222"
@@ -410,10 +460,16 @@ impl Drawable for Lyngk {
         let mut lines: Vec<String> = Player::BOTH
             .iter()
             .map(|&player| {
-                let claims: Vec<&str> = LyngkColour::members(self.claims(player)).map(lyngk_colour_name).collect();
+                let claims: Vec<&str> = LyngkColour::members(self.claims(player))
+                    .map(lyngk_colour_name)
+                    .collect();
                 format!(
                     "{player}: claims {}, 5-stacks {}",
-                    if claims.is_empty() { "none".to_string() } else { claims.join(" and ") },
+                    if claims.is_empty() {
+                        "none".to_string()
+                    } else {
+                        claims.join(" and ")
+                    },
                     removed[player.index()]
                 )
             })
@@ -426,7 +482,9 @@ impl Drawable for Lyngk {
 
     fn mark(&self, turn: &lyngk::Turn) -> Mark {
         match turn {
-            lyngk::Turn::Move(m) => Mark::Path(m.path.points().iter().map(|&p| lyngk_centre(p)).collect()),
+            lyngk::Turn::Move(m) => {
+                Mark::Path(m.path.points().iter().map(|&p| lyngk_centre(p)).collect())
+            }
             lyngk::Turn::Pass => Mark::Nothing,
         }
     }
@@ -450,7 +508,11 @@ fn zertz_fill(colour: ZertzColour) -> &'static str {
 impl Drawable for Zertz {
     fn spaces(&self) -> Vec<(String, Centre)> {
         let variant = self.variant();
-        variant.all_cells().into_iter().map(|c| (variant.cell_name(c), zertz_centre(self, c))).collect()
+        variant
+            .all_cells()
+            .into_iter()
+            .map(|c| (variant.cell_name(c), zertz_centre(self, c)))
+            .collect()
     }
 
     /// Rings as grey rings, marbles as discs on them; the marble that must jump on is dashed.
@@ -458,10 +520,16 @@ impl Drawable for Zertz {
         let mut discs = Vec::new();
         for cell in self.rings() {
             let centre = zertz_centre(self, cell);
-            discs.push(Disc { stroke_width: 0.12, ..Disc::new(centre, 0.4, "none", "#9a9aa2") });
+            discs.push(Disc {
+                stroke_width: 0.12,
+                ..Disc::new(centre, 0.4, "none", "#9a9aa2")
+            });
             if let Some(colour) = self.marble(cell) {
                 let dashed = self.jumping_marble() == Some(cell);
-                discs.push(Disc { dashed, ..Disc::new(centre, 0.27, zertz_fill(colour), "#333") });
+                discs.push(Disc {
+                    dashed,
+                    ..Disc::new(centre, 0.27, zertz_fill(colour), "#333")
+                });
             }
         }
         discs
@@ -471,8 +539,16 @@ impl Drawable for Zertz {
         let counts = |c: [u8; 3]| format!("{} white, {} grey, {} black", c[0], c[1], c[2]);
         vec![
             format!("pool: {}", counts(self.pool())),
-            format!("{} captured: {}", Player::One, counts(self.captures(Player::One))),
-            format!("{} captured: {}", Player::Two, counts(self.captures(Player::Two))),
+            format!(
+                "{} captured: {}",
+                Player::One,
+                counts(self.captures(Player::One))
+            ),
+            format!(
+                "{} captured: {}",
+                Player::Two,
+                counts(self.captures(Player::Two))
+            ),
         ]
     }
 
@@ -480,7 +556,10 @@ impl Drawable for Zertz {
         match turn {
             ZertzTurn::Place { cell, .. } => Mark::Spot(zertz_centre(self, *cell)),
             ZertzTurn::Capture { start, landings } => Mark::Path(
-                std::iter::once(start).chain(landings).map(|&c| zertz_centre(self, c)).collect(),
+                std::iter::once(start)
+                    .chain(landings)
+                    .map(|&c| zertz_centre(self, c))
+                    .collect(),
             ),
             ZertzTurn::Pass => Mark::Nothing,
         }

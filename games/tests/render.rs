@@ -23,10 +23,16 @@ fn check_xml(text: &str) -> Result<(), String> {
         j
     };
     let check_entity = |at: usize| -> Result<usize, String> {
-        let end = text[at..].find(';').map(|k| at + k).ok_or(format!("unterminated entity at {at}"))?;
+        let end = text[at..]
+            .find(';')
+            .map(|k| at + k)
+            .ok_or(format!("unterminated entity at {at}"))?;
         let name = &text[at + 1..end];
         let numeric = name.strip_prefix('#').is_some_and(|n| {
-            n.strip_prefix('x').map_or_else(|| n.parse::<u32>().is_ok(), |h| u32::from_str_radix(h, 16).is_ok())
+            n.strip_prefix('x').map_or_else(
+                || n.parse::<u32>().is_ok(),
+                |h| u32::from_str_radix(h, 16).is_ok(),
+            )
         });
         if numeric || ["amp", "lt", "gt", "quot", "apos"].contains(&name) {
             Ok(end + 1)
@@ -90,7 +96,9 @@ fn check_xml(text: &str) -> Result<(), String> {
                                 return Err(format!("attribute {attribute} twice in <{name}>"));
                             }
                             attributes.push(attribute);
-                            let quote = *bytes.get(attribute_end + 1).ok_or("unterminated attribute")?;
+                            let quote = *bytes
+                                .get(attribute_end + 1)
+                                .ok_or("unterminated attribute")?;
                             if quote != b'"' && quote != b'\'' {
                                 return Err(format!("unquoted attribute {attribute} in <{name}>"));
                             }
@@ -99,7 +107,9 @@ fn check_xml(text: &str) -> Result<(), String> {
                                 match bytes.get(k) {
                                     None => return Err("unterminated attribute value".into()),
                                     Some(&b) if b == quote => break,
-                                    Some(b'<') => return Err(format!("< in attribute {attribute}")),
+                                    Some(b'<') => {
+                                        return Err(format!("< in attribute {attribute}"))
+                                    }
                                     Some(b'&') => k = check_entity(k)?,
                                     Some(_) => k += 1,
                                 }
@@ -127,7 +137,10 @@ fn check_xml(text: &str) -> Result<(), String> {
 
 #[test]
 fn the_checker_refuses_what_is_not_xml() {
-    assert_eq!(check_xml(r#"<svg a="1"><g/><text>a &amp; b</text></svg>"#), Ok(()));
+    assert_eq!(
+        check_xml(r#"<svg a="1"><g/><text>a &amp; b</text></svg>"#),
+        Ok(())
+    );
     for bad in [
         "<svg>",
         "<svg></g>",
@@ -146,8 +159,14 @@ fn the_checker_refuses_what_is_not_xml() {
 
 #[test]
 fn escape_makes_text_safe() {
-    assert_eq!(escape(r#"a<b & "c" 'd'>"#), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
-    assert_eq!(check_xml(&format!("<t>{}</t>", escape("<&>\"'\u{1}"))), Ok(()));
+    assert_eq!(
+        escape(r#"a<b & "c" 'd'>"#),
+        "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+    );
+    assert_eq!(
+        check_xml(&format!("<t>{}</t>", escape("<&>\"'\u{1}"))),
+        Ok(())
+    );
 }
 
 /// Checks the drawing along random games, plain and with every legal turn in the overlay.
@@ -162,7 +181,8 @@ fn check_along_games<G: Drawable>(start: &G, games: u64) {
                 check_xml(&svg).unwrap_or_else(|e| panic!("{}: {e}\n{svg}", start.spec().variant));
                 position.legal_turns(&mut turns);
                 let share = 1.0 / turns.len() as f32;
-                let overlay: Vec<(G::Turn, f32)> = turns.iter().map(|t| (t.clone(), share)).collect();
+                let overlay: Vec<(G::Turn, f32)> =
+                    turns.iter().map(|t| (t.clone(), share)).collect();
                 let svg = render_svg(&position, &overlay);
                 check_xml(&svg).unwrap_or_else(|e| panic!("{}: {e}\n{svg}", start.spec().variant));
             }
@@ -195,10 +215,16 @@ fn the_game_page_is_well_formed_and_holds_every_position() {
     let mut position = start.clone();
     for (i, turn) in game.turns.iter().enumerate() {
         let label = format!("{}. {}", i + 1, position.format_turn(turn));
-        assert!(html.contains(&format!(">{}</a>", escape(&label))), "{label}");
+        assert!(
+            html.contains(&format!(">{}</a>", escape(&label))),
+            "{label}"
+        );
         position.play(turn);
     }
-    assert!(!html.contains("http://") || !html.contains("src="), "the page loads nothing");
+    assert!(
+        !html.contains("http://") || !html.contains("src="),
+        "the page loads nothing"
+    );
 }
 
 fn count(svg: &str, needle: &str) -> usize {
@@ -212,22 +238,45 @@ fn every_space_of_each_board_is_drawn_and_labelled() {
     for cell in Cell::ALL {
         assert!(dvonn.contains(&format!(">{cell}</text>")), "{cell}");
     }
-    assert_eq!(count(&render_svg(&Lyngk::from_seed(1), &[]), r##"fill="#d6c7a1""##), 43);
+    assert_eq!(
+        count(
+            &render_svg(&Lyngk::from_seed(1), &[]),
+            r##"fill="#d6c7a1""##
+        ),
+        43
+    );
     for variant in Variant::ALL {
         let svg = render_svg(&Zertz::new(variant), &[]);
-        assert_eq!(count(&svg, r##"fill="#d6c7a1""##), variant.cells(), "{variant}");
-        assert_eq!(count(&svg, r##"stroke="#9a9aa2""##), variant.cells(), "rings of {variant}");
+        assert_eq!(
+            count(&svg, r##"fill="#d6c7a1""##),
+            variant.cells(),
+            "{variant}"
+        );
+        assert_eq!(
+            count(&svg, r##"stroke="#9a9aa2""##),
+            variant.cells(),
+            "rings of {variant}"
+        );
     }
 }
 
 #[test]
 fn dvonn_stacks_show_height_top_and_hidden_dvonn_pieces() {
-    let position = Dvonn::from_setup("e3:dbw f3:d g3:d c3:b d3:wwbw", gipfzero_games::Player::Two).unwrap();
+    let position =
+        Dvonn::from_setup("e3:dbw f3:d g3:d c3:b d3:wwbw", gipfzero_games::Player::Two).unwrap();
     let svg = render_svg(&position, &[]);
     // Four stacks, heights 3, 1, 1, 4; the white stack on e3 hides a DVONN piece.
     assert!(svg.contains(">3</text>") && svg.contains(">4</text>"));
-    assert_eq!(count(&svg, r##"fill="#c62828" stroke="#c62828""##), 1, "one hidden DVONN piece");
-    assert_eq!(count(&svg, r##"fill="#c62828" stroke="#555""##), 2, "two lone DVONN pieces");
+    assert_eq!(
+        count(&svg, r##"fill="#c62828" stroke="#c62828""##),
+        1,
+        "one hidden DVONN piece"
+    );
+    assert_eq!(
+        count(&svg, r##"fill="#c62828" stroke="#555""##),
+        2,
+        "two lone DVONN pieces"
+    );
     assert_eq!(count(&svg, r##"fill="#fbfbf6""##), 2, "two white tops");
     assert_eq!(count(&svg, r##"fill="#262626""##), 1, "one black top");
     assert!(svg.contains("white 7 - black 1"));
@@ -236,12 +285,22 @@ fn dvonn_stacks_show_height_top_and_hidden_dvonn_pieces() {
 
 #[test]
 fn lyngk_draws_each_piece_of_a_stack_and_the_claims() {
-    let position = Lyngk::from_position("b1=RB e4=IGW c3=K", ["B", "RG"], [1, 0], gipfzero_games::Player::One).unwrap();
+    let position = Lyngk::from_position(
+        "b1=RB e4=IGW c3=K",
+        ["B", "RG"],
+        [1, 0],
+        gipfzero_games::Player::One,
+    )
+    .unwrap();
     let svg = render_svg(&position, &[]);
     // Six pieces, each its own disc, in the colours of the pieces.
     assert_eq!(count(&svg, r##"stroke="#444""##), 6);
     assert_eq!(count(&svg, r##"fill="#c0392b" stroke="#444""##), 1);
-    assert_eq!(count(&svg, r##"fill="#ffffff" stroke="#444""##), 1, "the joker");
+    assert_eq!(
+        count(&svg, r##"fill="#ffffff" stroke="#444""##),
+        1,
+        "the joker"
+    );
     assert!(svg.contains("player 1: claims blue, 5-stacks 1"));
     assert!(svg.contains("player 2: claims red and green, 5-stacks 0"));
 }
@@ -253,22 +312,39 @@ fn zertz_draws_marbles_on_rings_and_the_reserves() {
     position.play(&turn);
     let svg = render_svg(&position, &[]);
     assert_eq!(count(&svg, r##"stroke="#9a9aa2""##), 36, "one ring removed");
-    assert_eq!(count(&svg, r##"fill="#fbfbf6" stroke="#333""##), 1, "one white marble");
+    assert_eq!(
+        count(&svg, r##"fill="#fbfbf6" stroke="#333""##),
+        1,
+        "one white marble"
+    );
     let [white, grey, black] = Variant::Standard.marbles();
-    assert!(svg.contains(&format!("pool: {} white, {grey} grey, {black} black", white - 1)));
+    assert!(svg.contains(&format!(
+        "pool: {} white, {grey} grey, {black} black",
+        white - 1
+    )));
 }
 
 #[test]
 fn the_overlay_marks_each_turn_with_its_share() {
-    let position = Dvonn::from_setup("e3:dbw f3:d g3:d c3:b d3:wwbw", gipfzero_games::Player::Two).unwrap();
+    let position =
+        Dvonn::from_setup("e3:dbw f3:d g3:d c3:b d3:wwbw", gipfzero_games::Player::Two).unwrap();
     let mut turns = Vec::new();
     position.legal_turns(&mut turns);
     let c = |name| Cell::from_name(name).unwrap();
-    assert_eq!(turns, [Turn::Move { from: c("c3"), to: c("d3") }]);
+    assert_eq!(
+        turns,
+        [Turn::Move {
+            from: c("c3"),
+            to: c("d3")
+        }]
+    );
     let overlay = vec![(turns[0], 0.75f32)];
     let svg = render_svg(&position, &overlay);
     assert_eq!(count(&svg, "<polyline"), 1);
     assert!(svg.contains(">75%</text>"));
-    let placement = render_svg(&Dvonn::new(), &[(Turn::Place(Cell::from_name("e3").unwrap()), 0.5)]);
+    let placement = render_svg(
+        &Dvonn::new(),
+        &[(Turn::Place(Cell::from_name("e3").unwrap()), 0.5)],
+    );
     assert!(placement.contains(">50%</text>") && !placement.contains("<polyline"));
 }

@@ -107,13 +107,29 @@ pub fn run_codecup<S: AgentSource>(
             output.flush()?;
         }
     };
-    writeln!(log, "game ended: {} ({} ms thinking)", position.result_text(), clock.used().as_millis())?;
-    Ok(CodeCupGame { side, position, record, thinking: clock.used(), quit })
+    writeln!(
+        log,
+        "game ended: {} ({} ms thinking)",
+        position.result_text(),
+        clock.used().as_millis()
+    )?;
+    Ok(CodeCupGame {
+        side,
+        position,
+        record,
+        thinking: clock.used(),
+        quit,
+    })
 }
 
 /// Plays the opponent's turn `text`; a move that arrives while the forced last placement is
 /// still open brings that placement in first (as records leave it out).
-fn read_turn(position: &mut Dvonn, text: &str, record: &mut Vec<String>, log: &mut impl Write) -> io::Result<()> {
+fn read_turn(
+    position: &mut Dvonn,
+    text: &str,
+    record: &mut Vec<String>,
+    log: &mut impl Write,
+) -> io::Result<()> {
     if position.status().is_over() {
         return writeln!(log, "ignored \"{text}\": the game is over");
     }

@@ -52,7 +52,13 @@ pub struct GameSession<G: Game, S> {
 
 impl<G: Game, S: AgentSource> GameSession<G, S> {
     pub fn new(start: G, source: S, seed: u64) -> Self {
-        GameSession { position: start, history: Vec::new(), turns: Vec::new(), thinker: Thinker::new(source, seed), seed }
+        GameSession {
+            position: start,
+            history: Vec::new(),
+            turns: Vec::new(),
+            thinker: Thinker::new(source, seed),
+            seed,
+        }
     }
 
     pub fn position(&self) -> &G {
@@ -76,7 +82,10 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
 
     fn play(&mut self, text: &str) -> Result<String, String> {
         if self.position.status().is_over() {
-            return Err(format!("the game is over ({})", self.position.result_text()));
+            return Err(format!(
+                "the game is over ({})",
+                self.position.result_text()
+            ));
         }
         let turn = self.position.parse_turn(text).map_err(|e| e.to_string())?;
         Ok(self.apply(&turn))
@@ -84,9 +93,15 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
 
     fn go(&mut self, budget: Budget) -> Result<String, String> {
         if self.position.status().is_over() {
-            return Err(format!("the game is over ({})", self.position.result_text()));
+            return Err(format!(
+                "the game is over ({})",
+                self.position.result_text()
+            ));
         }
-        let turn = self.thinker.choose(&self.position, budget).map_err(|e| e.to_string())?;
+        let turn = self
+            .thinker
+            .choose(&self.position, budget)
+            .map_err(|e| e.to_string())?;
         Ok(self.apply(&turn))
     }
 
@@ -105,7 +120,11 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
         match self.position.status() {
             Status::Ongoing => format!("ongoing {}", self.position.to_move().index() + 1),
             Status::Over(Outcome::Draw) => format!("over draw {}", self.position.result_text()),
-            Status::Over(Outcome::Win(player)) => format!("over {} {}", player.index() + 1, self.position.result_text()),
+            Status::Over(Outcome::Win(player)) => format!(
+                "over {} {}",
+                player.index() + 1,
+                self.position.result_text()
+            ),
         }
     }
 
@@ -115,8 +134,14 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
 
     fn hint(&mut self, simulations: u32) -> Result<Vec<(String, f32)>, String> {
         let seed = self.seed.wrapping_add(self.turns.len() as u64);
-        let shares = self.thinker.source().hints(&self.position, simulations, seed)?;
-        Ok(shares.into_iter().map(|(turn, share)| (self.position.format_turn(&turn), share)).collect())
+        let shares = self
+            .thinker
+            .source()
+            .hints(&self.position, simulations, seed)?;
+        Ok(shares
+            .into_iter()
+            .map(|(turn, share)| (self.position.format_turn(&turn), share))
+            .collect())
     }
 
     fn record(&self) -> Vec<String> {
@@ -139,7 +164,9 @@ impl<S: AgentSource + 'static> GameVisitor for MakeSession<S> {
 
 /// Reads `newgame` arguments: `<game> [variant <v>] [setup <letters>] [seed <n>]`.
 fn parse_setting(words: &[&str]) -> Result<GameSetting, String> {
-    let (game, options) = words.split_first().ok_or("newgame needs a game: zertz, dvonn or lyngk")?;
+    let (game, options) = words
+        .split_first()
+        .ok_or("newgame needs a game: zertz, dvonn or lyngk")?;
     let mut setting = GameSetting::new(GameName::from_str(game).map_err(|e| e.to_string())?);
     for pair in options.chunks(2) {
         let [key, value] = pair else {
@@ -148,8 +175,18 @@ fn parse_setting(words: &[&str]) -> Result<GameSetting, String> {
         match *key {
             "variant" => setting.variant = Some(value.to_string()),
             "setup" => setting.setup = Some(value.to_string()),
-            "seed" => setting.seed = Some(value.parse().map_err(|_| format!("seed \"{value}\": expected a whole number"))?),
-            other => return Err(format!("unknown newgame option \"{other}\": expected variant, setup or seed")),
+            "seed" => {
+                setting.seed = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("seed \"{value}\": expected a whole number"))?,
+                )
+            }
+            other => {
+                return Err(format!(
+                    "unknown newgame option \"{other}\": expected variant, setup or seed"
+                ))
+            }
         }
     }
     Ok(setting)
@@ -161,11 +198,15 @@ fn parse_budget(words: &[&str]) -> Result<Budget, String> {
         [] => Ok(Budget::Default),
         ["simulations", n] => match n.parse::<u32>() {
             Ok(n) if n > 0 => Ok(Budget::Simulations(n)),
-            _ => Err(format!("simulations \"{n}\": expected a whole number above 0")),
+            _ => Err(format!(
+                "simulations \"{n}\": expected a whole number above 0"
+            )),
         },
         ["time", ms] => match ms.parse::<u64>() {
             Ok(ms) => Ok(Budget::Time(Duration::from_millis(ms))),
-            _ => Err(format!("time \"{ms}\": expected milliseconds, a whole number")),
+            _ => Err(format!(
+                "time \"{ms}\": expected milliseconds, a whole number"
+            )),
         },
         _ => Err("expected nothing, simulations <n> or time <milliseconds>".to_string()),
     }
@@ -206,7 +247,10 @@ pub fn run_engine<S: AgentSource + Clone + 'static>(
             ("newgame", _) => parse_setting(&words).and_then(|setting| {
                 let start = setting.start().map_err(|e| e.to_string())?;
                 games += 1;
-                let made = start.visit(MakeSession { source: source.clone(), seed: seed.wrapping_add(games) });
+                let made = start.visit(MakeSession {
+                    source: source.clone(),
+                    seed: seed.wrapping_add(games),
+                });
                 let (game, variant) = made.names();
                 session = Some(made);
                 Ok(format!("ok newgame {game} {variant}"))
@@ -214,19 +258,31 @@ pub fn run_engine<S: AgentSource + Clone + 'static>(
             ("play" | "go" | "moves" | "status" | "show" | "undo" | "hint" | "record", None) => {
                 Err("no game: start one with newgame <game>".to_string())
             }
-            ("play", Some(_)) if rest.is_empty() => Err("play needs a turn in record notation".to_string()),
+            ("play", Some(_)) if rest.is_empty() => {
+                Err("play needs a turn in record notation".to_string())
+            }
             ("play", Some(game)) => game.play(rest).map(|turn| format!("ok {turn}")),
-            ("go", Some(game)) => parse_budget(&words).and_then(|budget| game.go(budget)).map(|turn| format!("turn {turn}")),
-            ("moves", Some(game)) => Ok(std::iter::once("moves".to_string()).chain(game.moves()).collect::<Vec<_>>().join(" ")),
+            ("go", Some(game)) => parse_budget(&words)
+                .and_then(|budget| game.go(budget))
+                .map(|turn| format!("turn {turn}")),
+            ("moves", Some(game)) => Ok(std::iter::once("moves".to_string())
+                .chain(game.moves())
+                .collect::<Vec<_>>()
+                .join(" ")),
             ("status", Some(game)) => Ok(format!("status {}", game.status())),
-            ("record", Some(game)) => Ok(std::iter::once("record".to_string()).chain(game.record()).collect::<Vec<_>>().join(" ")),
+            ("record", Some(game)) => Ok(std::iter::once("record".to_string())
+                .chain(game.record())
+                .collect::<Vec<_>>()
+                .join(" ")),
             ("show", Some(game)) => Ok(format!("{}end", game.show())),
             ("undo", Some(game)) => game.undo().map(|()| "ok undo".to_string()),
             ("hint", Some(game)) => parse_budget(&words).and_then(|budget| {
                 let simulations = match budget {
                     Budget::Simulations(n) => n,
                     Budget::Default => DEFAULT_HINT_SIMULATIONS,
-                    Budget::Time(_) => return Err("hint takes simulations <n>, not a time".to_string()),
+                    Budget::Time(_) => {
+                        return Err("hint takes simulations <n>, not a time".to_string())
+                    }
                 };
                 let shares = game.hint(simulations)?;
                 let mut reply = "hint".to_string();
@@ -235,7 +291,9 @@ pub fn run_engine<S: AgentSource + Clone + 'static>(
                 }
                 Ok(reply)
             }),
-            (other, _) => Err(format!("unknown command \"{other}\": expected one of {COMMANDS}")),
+            (other, _) => Err(format!(
+                "unknown command \"{other}\": expected one of {COMMANDS}"
+            )),
         };
         match reply {
             Ok(reply) => writeln!(output, "{reply}")?,

@@ -30,7 +30,10 @@ pub fn turn_shares<G: Game, E: Evaluator<G>>(
     if turns.len() <= 1 {
         return Ok(turns.into_iter().map(|turn| (turn, 1.0)).collect());
     }
-    let sequences: Vec<Vec<Action>> = turns.iter().map(|turn| position.turn_actions(turn)).collect();
+    let sequences: Vec<Vec<Action>> = turns
+        .iter()
+        .map(|turn| position.turn_actions(turn))
+        .collect();
     // The turn a path of actions settles on: the one turn it can still become, or the turn
     // it completes; `None` while several turns remain open.
     let settled = |actions: &[Action], after: &G| -> Option<usize> {
@@ -50,7 +53,11 @@ pub fn turn_shares<G: Game, E: Evaluator<G>>(
             .max_by(|&a, &b| frontier[a].2.total_cmp(&frontier[b].2))
             .expect("not empty");
         let (here, prefix, share) = frontier.swap_remove(best);
-        let mut search = Search::new(here.clone(), config.clone(), seed.wrapping_add(searches as u64))?;
+        let mut search = Search::new(
+            here.clone(),
+            config.clone(),
+            seed.wrapping_add(searches as u64),
+        )?;
         searches += 1;
         let result = search.run(evaluator)?;
         let total: u32 = result.visits.iter().sum();
@@ -70,8 +77,11 @@ pub fn turn_shares<G: Game, E: Evaluator<G>>(
             }
         }
     }
-    let mut ranked: Vec<(G::Turn, f32)> =
-        turns.into_iter().zip(shares).filter(|&(_, share)| share > 0.0).collect();
+    let mut ranked: Vec<(G::Turn, f32)> = turns
+        .into_iter()
+        .zip(shares)
+        .filter(|&(_, share)| share > 0.0)
+        .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     Ok(ranked)
 }
@@ -86,7 +96,12 @@ mod tests {
     fn config(simulations: u32) -> SearchConfig {
         SearchConfig {
             reuse_tree: false,
-            ..SearchConfig::evaluation(simulations, RootPolicy::Ucb1 { exploration: std::f32::consts::SQRT_2 })
+            ..SearchConfig::evaluation(
+                simulations,
+                RootPolicy::Ucb1 {
+                    exploration: std::f32::consts::SQRT_2,
+                },
+            )
         }
     }
 
@@ -111,7 +126,11 @@ mod tests {
         // Every placement is one action: the shares are the root's visit shares, which add up.
         let total: f32 = shares.iter().map(|s| s.1).sum();
         assert!((total - 1.0).abs() < 1e-4);
-        assert_eq!(shares.len(), 49, "UCB1 visits every placement of 98 simulations");
+        assert_eq!(
+            shares.len(),
+            49,
+            "UCB1 visits every placement of 98 simulations"
+        );
     }
 
     #[test]
@@ -125,14 +144,21 @@ mod tests {
     #[test]
     fn a_single_turn_or_an_ended_game_needs_no_search() {
         // White's only move is c1 onto b1; after it nobody can move.
-        let mut position = Dvonn::from_setup("a1:d b1:d a2:d c1:w", gipfzero_games::Player::One).unwrap();
+        let mut position =
+            Dvonn::from_setup("a1:d b1:d a2:d c1:w", gipfzero_games::Player::One).unwrap();
         let mut legal = Vec::new();
         position.legal_turns(&mut legal);
         assert_eq!(legal.len(), 1);
         let evaluator = RolloutEvaluator::new(1, 1);
-        assert_eq!(turn_shares(&position, &evaluator, &config(10), 5).unwrap(), vec![(legal[0], 1.0)]);
+        assert_eq!(
+            turn_shares(&position, &evaluator, &config(10), 5).unwrap(),
+            vec![(legal[0], 1.0)]
+        );
         position.play(&legal[0]);
         assert!(position.status().is_over());
-        assert_eq!(turn_shares(&position, &evaluator, &config(10), 5).unwrap(), vec![]);
+        assert_eq!(
+            turn_shares(&position, &evaluator, &config(10), 5).unwrap(),
+            vec![]
+        );
     }
 }

@@ -42,7 +42,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_turns: 1000, hints: 5, show_board: true }
+        Options {
+            max_turns: 1000,
+            hints: 5,
+            show_board: true,
+        }
     }
 }
 
@@ -95,7 +99,12 @@ pub fn play<G: Game>(
         if let Seat::Agent(agent) = seat {
             agent.new_game();
         }
-        writeln!(output, "{}: {}", gipfzero_games::Player::BOTH[i], seat.name())?;
+        writeln!(
+            output,
+            "{}: {}",
+            gipfzero_games::Player::BOTH[i],
+            seat.name()
+        )?;
     }
     if seats.iter().any(|s| matches!(s, Seat::Human)) {
         writeln!(output, "Type help for the commands.")?;
@@ -109,18 +118,32 @@ pub fn play<G: Game>(
             break Ending::Over;
         }
         if record.len() >= options.max_turns {
-            writeln!(output, "Stopped after {} turns: {}", record.len(), position.result_text())?;
+            writeln!(
+                output,
+                "Stopped after {} turns: {}",
+                record.len(),
+                position.result_text()
+            )?;
             break Ending::TurnLimit;
         }
         let mover = position.to_move();
         let turn = match &mut seats[mover.index()] {
             Seat::Agent(agent) => match agent.choose_turn(&position) {
                 Ok(turn) => {
-                    writeln!(output, "{mover} ({}) plays {}", agent.name(), position.format_turn(&turn))?;
+                    writeln!(
+                        output,
+                        "{mover} ({}) plays {}",
+                        agent.name(),
+                        position.format_turn(&turn)
+                    )?;
                     turn
                 }
                 Err(error) => {
-                    writeln!(output, "error: {} could not choose a turn: {error}", agent.name())?;
+                    writeln!(
+                        output,
+                        "error: {} could not choose a turn: {error}",
+                        agent.name()
+                    )?;
                     break Ending::Quit;
                 }
             },
@@ -146,11 +169,23 @@ pub fn play<G: Game>(
                         continue;
                     }
                     "record" => {
-                        writeln!(output, "{}", if record.is_empty() { "(no turns yet)".to_string() } else { record.join(" ") })?;
+                        writeln!(
+                            output,
+                            "{}",
+                            if record.is_empty() {
+                                "(no turns yet)".to_string()
+                            } else {
+                                record.join(" ")
+                            }
+                        )?;
                         continue;
                     }
                     "moves" => {
-                        writeln!(output, "{}", gipfzero_games::record::sorted_turn_texts(&position).join(" "))?;
+                        writeln!(
+                            output,
+                            "{}",
+                            gipfzero_games::record::sorted_turn_texts(&position).join(" ")
+                        )?;
                         continue;
                     }
                     "hint" => {
@@ -159,7 +194,9 @@ pub fn play<G: Game>(
                     }
                     "undo" => {
                         // Back to the last position before this one where a person was to move.
-                        let target = (0..history.len()).rev().find(|&i| matches!(seats[history[i].to_move().index()], Seat::Human));
+                        let target = (0..history.len())
+                            .rev()
+                            .find(|&i| matches!(seats[history[i].to_move().index()], Seat::Human));
                         match target {
                             Some(i) => {
                                 position = history[i].clone();
@@ -170,7 +207,9 @@ pub fn play<G: Game>(
                                     write!(output, "{}", position.render_text())?;
                                 }
                             }
-                            None => writeln!(output, "error: there is no turn of yours to take back")?,
+                            None => {
+                                writeln!(output, "error: there is no turn of yours to take back")?
+                            }
                         }
                         continue;
                     }
@@ -193,7 +232,11 @@ pub fn play<G: Game>(
     };
     writeln!(output, "Record: {}", record.join(" "))?;
     output.flush()?;
-    Ok(Played { position, record, ending })
+    Ok(Played {
+        position,
+        record,
+        ending,
+    })
 }
 
 fn write_hint<G: Game>(
@@ -209,7 +252,12 @@ fn write_hint<G: Game>(
         Ok(shares) if shares.is_empty() => writeln!(output, "no turns to hint"),
         Ok(shares) => {
             for (turn, share) in shares.iter().take(count) {
-                writeln!(output, "  {:<16} {:5.1}%", position.format_turn(turn), 100.0 * share)?;
+                writeln!(
+                    output,
+                    "  {:<16} {:5.1}%",
+                    position.format_turn(turn),
+                    100.0 * share
+                )?;
             }
             Ok(())
         }

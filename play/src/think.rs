@@ -8,7 +8,9 @@
 use std::time::{Duration, Instant};
 
 use gipfzero_games::Game;
-use gipfzero_mcts::{parse_agent, Agent, AgentError, AgentSpecError, RootPolicy, RolloutEvaluator, SearchConfig};
+use gipfzero_mcts::{
+    parse_agent, Agent, AgentError, AgentSpecError, RolloutEvaluator, RootPolicy, SearchConfig,
+};
 
 use crate::hint::turn_shares;
 
@@ -33,16 +35,31 @@ pub trait AgentSource {
     fn searches(&self) -> bool;
 
     /// An agent that runs `simulations` per search decision (`None`: its own setting).
-    fn agent<G: Game>(&self, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, String>;
+    fn agent<G: Game>(
+        &self,
+        simulations: Option<u32>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, String>;
 
     /// The turns the agent's search prefers in `position`, with their visit shares, best
     /// first. Sources without a search of their own answer with plain UCT and random playouts.
-    fn hints<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Vec<(G::Turn, f32)>, String> {
+    fn hints<G: Game>(
+        &self,
+        position: &G,
+        simulations: u32,
+        seed: u64,
+    ) -> Result<Vec<(G::Turn, f32)>, String> {
         let config = SearchConfig {
             reuse_tree: false,
-            ..SearchConfig::evaluation(simulations.max(1), RootPolicy::Ucb1 { exploration: std::f32::consts::SQRT_2 })
+            ..SearchConfig::evaluation(
+                simulations.max(1),
+                RootPolicy::Ucb1 {
+                    exploration: std::f32::consts::SQRT_2,
+                },
+            )
         };
-        turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed).map_err(|e| e.to_string())
+        turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -59,12 +76,16 @@ impl Baseline {
     /// Checks the spec (it reads the same for every game, so one game stands in for all).
     pub fn new(spec: &str) -> Result<Baseline, AgentSpecError> {
         parse_agent::<gipfzero_games::dvonn::Dvonn>(spec, 0)?;
-        Ok(Baseline { spec: spec.trim().to_string() })
+        Ok(Baseline {
+            spec: spec.trim().to_string(),
+        })
     }
 
     /// The simulations of a `rollout:<n>` spec.
     fn rollout_simulations(&self) -> Option<u32> {
-        self.spec.strip_prefix("rollout:").and_then(|n| n.parse().ok())
+        self.spec
+            .strip_prefix("rollout:")
+            .and_then(|n| n.parse().ok())
     }
 }
 
@@ -77,7 +98,11 @@ impl AgentSource for Baseline {
         self.rollout_simulations().is_some()
     }
 
-    fn agent<G: Game>(&self, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+    fn agent<G: Game>(
+        &self,
+        simulations: Option<u32>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, String> {
         let spec = match (simulations, self.searches()) {
             (Some(n), true) => format!("rollout:{n}"),
             _ => self.spec.clone(),
@@ -106,7 +131,12 @@ pub struct Thinker<G: Game, S> {
 
 impl<G: Game, S: AgentSource> Thinker<G, S> {
     pub fn new(source: S, seed: u64) -> Self {
-        Thinker { source, seed, agent: None, rate: None }
+        Thinker {
+            source,
+            seed,
+            agent: None,
+            rate: None,
+        }
     }
 
     pub fn source(&self) -> &S {
@@ -120,7 +150,9 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             Budget::Simulations(n) => Some(n.max(1)),
             Budget::Time(time) if self.source.searches() => Some(match self.rate {
                 None => PROBE_SIMULATIONS,
-                Some(rate) => (rate * time.as_secs_f64()).clamp(MIN_SIMULATIONS as f64, MAX_TIMED_SIMULATIONS as f64) as u32,
+                Some(rate) => (rate * time.as_secs_f64())
+                    .clamp(MIN_SIMULATIONS as f64, MAX_TIMED_SIMULATIONS as f64)
+                    as u32,
             }),
             Budget::Time(_) => None,
         }
@@ -129,8 +161,15 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
     /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
     pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
         let simulations = self.simulations(budget);
-        if self.agent.as_ref().is_none_or(|(built, _)| *built != simulations) {
-            let agent = self.source.agent::<G>(simulations, self.seed).map_err(ThinkError::Agent)?;
+        if self
+            .agent
+            .as_ref()
+            .is_none_or(|(built, _)| *built != simulations)
+        {
+            let agent = self
+                .source
+                .agent::<G>(simulations, self.seed)
+                .map_err(ThinkError::Agent)?;
             self.agent = Some((simulations, agent));
         }
         let (_, agent) = self.agent.as_mut().expect("built above");
@@ -173,7 +212,10 @@ const RESERVE: f64 = 0.15;
 
 impl GameClock {
     pub fn new(total: Duration) -> Self {
-        GameClock { total, used: Duration::ZERO }
+        GameClock {
+            total,
+            used: Duration::ZERO,
+        }
     }
 
     /// Time still available, the reserve excluded.
@@ -208,9 +250,22 @@ mod tests {
         assert!(Baseline::new("alphazero").is_err());
         let rollout = Baseline::new("rollout:50").unwrap();
         assert!(rollout.searches() && !Baseline::new("greedy").unwrap().searches());
-        assert_eq!(rollout.agent::<Dvonn>(Some(7), 1).unwrap().name(), "rollout:7");
-        assert_eq!(rollout.agent::<Dvonn>(None, 1).unwrap().name(), "rollout:50");
-        assert_eq!(Baseline::new("greedy").unwrap().agent::<Dvonn>(Some(7), 1).unwrap().name(), "greedy");
+        assert_eq!(
+            rollout.agent::<Dvonn>(Some(7), 1).unwrap().name(),
+            "rollout:7"
+        );
+        assert_eq!(
+            rollout.agent::<Dvonn>(None, 1).unwrap().name(),
+            "rollout:50"
+        );
+        assert_eq!(
+            Baseline::new("greedy")
+                .unwrap()
+                .agent::<Dvonn>(Some(7), 1)
+                .unwrap()
+                .name(),
+            "greedy"
+        );
     }
 
     #[test]
@@ -223,7 +278,10 @@ mod tests {
         let rate = thinker.rate.expect("measured");
         assert!(rate > 0.0);
         let sized = thinker.simulations(budget).unwrap();
-        assert_eq!(sized, ((rate * 0.03) as u32).clamp(MIN_SIMULATIONS, MAX_TIMED_SIMULATIONS));
+        assert_eq!(
+            sized,
+            ((rate * 0.03) as u32).clamp(MIN_SIMULATIONS, MAX_TIMED_SIMULATIONS)
+        );
         assert_eq!(thinker.simulations(Budget::Simulations(0)), Some(1));
         assert_eq!(thinker.simulations(Budget::Default), None);
     }

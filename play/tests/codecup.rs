@@ -34,7 +34,9 @@ fn referee(peer: &Program, side: Player, seed: u64) -> (Vec<String>, Dvonn) {
         if position.to_move() == side {
             let line = peer.receive();
             assert_eq!(line, line.to_uppercase(), "turns are written in upper case");
-            let turn = position.parse_turn(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let turn = position
+                .parse_turn(&line)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
             position.play(&turn);
             record.push(line);
         } else {
@@ -74,7 +76,11 @@ fn plays_black_reading_whites_first_turn() {
     assert_eq!(game.side, Some(Player::Two));
     assert_eq!(game.record, record);
     assert_eq!(game.position, end);
-    assert!(game.thinking < Duration::from_millis(800), "{:?}", game.thinking);
+    assert!(
+        game.thinking < Duration::from_millis(800),
+        "{:?}",
+        game.thinking
+    );
 }
 
 #[test]
@@ -84,7 +90,9 @@ fn bad_lines_are_logged_and_skipped() {
     peer.send("E3");
     let reply = peer.receive();
     assert_eq!(reply.len(), 2, "{reply}");
-    for bad in ["E3", "Z9", "C3D4", "PASS", "hello", "\u{e9}", "Start", &reply] {
+    for bad in [
+        "E3", "Z9", "C3D4", "PASS", "hello", "\u{e9}", "Start", &reply,
+    ] {
         peer.send(bad);
     }
     let free = if reply == "A1" { "B1" } else { "A1" };
@@ -92,7 +100,10 @@ fn bad_lines_are_logged_and_skipped() {
     let next = peer.receive();
     peer.send("Quit");
     let (game, log) = peer.finish().unwrap();
-    assert_eq!(game.record[..4], ["E3".to_string(), reply, free.to_string(), next]);
+    assert_eq!(
+        game.record[..4],
+        ["E3".to_string(), reply, free.to_string(), next]
+    );
     assert_eq!(log.matches("ignored").count(), 8, "{log}");
 }
 

@@ -21,7 +21,11 @@ fn session(agent: &str, script: &str) -> Vec<String> {
     let mut input = script.as_bytes();
     let mut output = Vec::new();
     run_engine(Baseline::new(agent).unwrap(), 1, &mut input, &mut output).unwrap();
-    String::from_utf8(output).unwrap().lines().map(str::to_string).collect()
+    String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The engine plays one side with `agent`, the test the other with `opponent`, until the
@@ -40,14 +44,19 @@ fn play_against<G: Game>(
     while !position.status().is_over() {
         let text = if position.to_move().index() == engine_side {
             let reply = peer.ask(go);
-            reply.strip_prefix("turn ").unwrap_or_else(|| panic!("{reply}")).to_string()
+            reply
+                .strip_prefix("turn ")
+                .unwrap_or_else(|| panic!("{reply}"))
+                .to_string()
         } else {
             let turn = opponent.choose_turn(&position).unwrap();
             let text = position.format_turn(&turn);
             assert_eq!(peer.ask(&format!("play {text}")), format!("ok {text}"));
             text
         };
-        let turn = position.parse_turn(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let turn = position
+            .parse_turn(&text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
         position.play(&turn);
         record.push(text);
         assert!(record.len() < 2000, "the game does not end");
@@ -63,7 +72,14 @@ fn a_scripted_session_plays_a_whole_game_against_a_baseline() {
     let peer = engine("rollout:8");
     assert_eq!(peer.ask("protocol"), "protocol gipfzero 1");
     let start = Dvonn::new();
-    let (record, end) = play_against(&peer, "newgame dvonn", &start, &mut GreedyAgent::new(3), 0, "go simulations 8");
+    let (record, end) = play_against(
+        &peer,
+        "newgame dvonn",
+        &start,
+        &mut GreedyAgent::new(3),
+        0,
+        "go simulations 8",
+    );
     // The engine's record and a replay of it agree with the game as played here.
     assert_eq!(peer.ask("record"), format!("record {}", record.join(" ")));
     let replayed = replay(&start, &record.join(" ")).unwrap();
@@ -71,7 +87,14 @@ fn a_scripted_session_plays_a_whole_game_against_a_baseline() {
     assert!(peer.ask("go").starts_with("error the game is over"));
     // The same engine plays the other side of a LYNGK game with a time budget.
     let start = Lyngk::from_seed(12);
-    let (_, end) = play_against(&peer, "newgame lyngk seed 12", &start, &mut RandomAgent::new(5), 1, "go time 5");
+    let (_, end) = play_against(
+        &peer,
+        "newgame lyngk seed 12",
+        &start,
+        &mut RandomAgent::new(5),
+        1,
+        "go time 5",
+    );
     assert!(end.status().is_over());
     assert_eq!(peer.ask("quit"), "bye");
     peer.finish().unwrap();
@@ -80,23 +103,50 @@ fn a_scripted_session_plays_a_whole_game_against_a_baseline() {
 #[test]
 fn every_game_and_variant_starts_and_lists_its_turns() {
     for variant in Variant::ALL {
-        let replies = session("random", &format!("newgame zertz variant {variant}\nmoves\ngo\nstatus\n"));
-        assert_eq!(replies[0], format!("ok newgame zertz {}", Zertz::new(variant).spec().variant));
-        assert_eq!(replies[1], format!("moves {}", sorted_turn_texts(&Zertz::new(variant)).join(" ")));
+        let replies = session(
+            "random",
+            &format!("newgame zertz variant {variant}\nmoves\ngo\nstatus\n"),
+        );
+        assert_eq!(
+            replies[0],
+            format!("ok newgame zertz {}", Zertz::new(variant).spec().variant)
+        );
+        assert_eq!(
+            replies[1],
+            format!(
+                "moves {}",
+                sorted_turn_texts(&Zertz::new(variant)).join(" ")
+            )
+        );
         assert!(replies[2].starts_with("turn "), "{}", replies[2]);
         assert_eq!(replies[3], "status ongoing 2");
     }
     let setup = Lyngk::from_seed(3).setup_string();
-    let replies = session("greedy", &format!("newgame lyngk setup {setup}\nmoves\nnewgame dvonn\nmoves\n"));
+    let replies = session(
+        "greedy",
+        &format!("newgame lyngk setup {setup}\nmoves\nnewgame dvonn\nmoves\n"),
+    );
     assert_eq!(replies[0], "ok newgame lyngk lyngk");
-    assert_eq!(replies[1], format!("moves {}", sorted_turn_texts(&Lyngk::from_seed(3)).join(" ")));
+    assert_eq!(
+        replies[1],
+        format!(
+            "moves {}",
+            sorted_turn_texts(&Lyngk::from_seed(3)).join(" ")
+        )
+    );
     assert_eq!(replies[2], "ok newgame dvonn dvonn");
-    assert_eq!(replies[3], format!("moves {}", sorted_turn_texts(&Dvonn::new()).join(" ")));
+    assert_eq!(
+        replies[3],
+        format!("moves {}", sorted_turn_texts(&Dvonn::new()).join(" "))
+    );
 }
 
 #[test]
 fn show_undo_and_hint() {
-    let replies = session("rollout:10", "newgame dvonn\nplay e3\nshow\nundo\nundo\nstatus\nhint simulations 60\n");
+    let replies = session(
+        "rollout:10",
+        "newgame dvonn\nplay e3\nshow\nundo\nundo\nstatus\nhint simulations 60\n",
+    );
     assert_eq!(replies[0], "ok newgame dvonn dvonn");
     assert_eq!(replies[1], "ok e3");
     let mut position = Dvonn::new();
@@ -160,8 +210,16 @@ protocol
     assert!(replies[4].contains("unknown game \"chess\""));
     assert!(replies[5].contains("zertz only"));
     assert_eq!(replies[11], "ok newgame dvonn dvonn");
-    assert!(replies[13].starts_with("error malformed turn"), "{}", replies[13]);
-    assert!(replies[14].starts_with("error illegal turn"), "{}", replies[14]);
+    assert!(
+        replies[13].starts_with("error malformed turn"),
+        "{}",
+        replies[13]
+    );
+    assert!(
+        replies[14].starts_with("error illegal turn"),
+        "{}",
+        replies[14]
+    );
     assert_eq!(replies[15], "ok e3");
     assert!(replies[16].contains("already occupied"), "{}", replies[16]);
     assert_eq!(replies[23], "protocol gipfzero 1");

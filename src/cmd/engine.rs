@@ -37,7 +37,14 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
             args.game_time
         );
         let time = Duration::from_secs_f64(args.game_time);
-        run_codecup(source, args.seed, time, &mut input, &mut output, &mut std::io::stderr().lock())?;
+        run_codecup(
+            source,
+            args.seed,
+            time,
+            &mut input,
+            &mut output,
+            &mut std::io::stderr().lock(),
+        )?;
     } else {
         run_engine(source, args.seed, &mut input, &mut output)?;
     }

@@ -38,11 +38,23 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
-    let seats = [&args.first, &args.second]
-        .map(|spec| if spec == "human" { Ok(None) } else { Baseline::new(spec).map(Some).with_context(|| format!("agent {spec:?}")) });
+    let seats = [&args.first, &args.second].map(|spec| {
+        if spec == "human" {
+            Ok(None)
+        } else {
+            Baseline::new(spec)
+                .map(Some)
+                .with_context(|| format!("agent {spec:?}"))
+        }
+    });
     let [first, second] = seats;
     let seats = [first?, second?];
-    let setting = GameSetting { game: args.game, variant: args.variant.clone(), setup: args.setup.clone(), seed: args.seed };
+    let setting = GameSetting {
+        game: args.game,
+        variant: args.variant.clone(),
+        setup: args.setup.clone(),
+        seed: args.seed,
+    };
     setting.start()?.visit(Play { args: &args, seats })
 }
 
@@ -59,18 +71,34 @@ impl GameVisitor for Play<'_> {
         for (i, seat) in self.seats.iter().enumerate() {
             seats.push(match seat {
                 None => Seat::Human,
-                Some(source) => Seat::Agent(source.agent::<G>(None, seed.wrapping_add(i as u64)).map_err(anyhow::Error::msg)?),
+                Some(source) => Seat::Agent(
+                    source
+                        .agent::<G>(None, seed.wrapping_add(i as u64))
+                        .map_err(anyhow::Error::msg)?,
+                ),
             });
         }
         let seats: [Seat<G>; 2] = seats.try_into().map_err(|_| anyhow::anyhow!("two seats"))?;
         let hint_source = Baseline::new("rollout:1").expect("a valid spec");
         let simulations = self.args.hint_simulations;
-        let hinter: Hinter<'_, G> = Box::new(move |position: &G| hint_source.hints(position, simulations, seed));
-        let options = Options { max_turns: self.args.max_turns, show_board: !self.args.no_board, ..Options::default() };
+        let hinter: Hinter<'_, G> =
+            Box::new(move |position: &G| hint_source.hints(position, simulations, seed));
+        let options = Options {
+            max_turns: self.args.max_turns,
+            show_board: !self.args.no_board,
+            ..Options::default()
+        };
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         let mut output = std::io::stdout().lock();
-        terminal::play(&start, seats, Some(hinter), &options, &mut input, &mut output)?;
+        terminal::play(
+            &start,
+            seats,
+            Some(hinter),
+            &options,
+            &mut input,
+            &mut output,
+        )?;
         Ok(())
     }
 }

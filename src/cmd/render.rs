@@ -36,7 +36,12 @@ pub struct RenderArgs {
 
 pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let p = &args.position;
-    let setting = GameSetting { game: p.game, variant: p.variant.clone(), setup: p.setup.clone(), seed: p.seed };
+    let setting = GameSetting {
+        game: p.game,
+        variant: p.variant.clone(),
+        setup: p.setup.clone(),
+        seed: p.seed,
+    };
     // The drawings need `Drawable`, which the registry's visitor does not promise: dispatch here.
     let text = match setting.start()? {
         AnyGame::Zertz(start) => draw(&args, start)?,
@@ -44,7 +49,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         AnyGame::Lyngk(start) => draw(&args, start)?,
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display())),
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+        }
         None => {
             print!("{text}");
             Ok(())
@@ -69,7 +76,9 @@ fn draw<G: Drawable>(args: &RenderArgs, start: G) -> anyhow::Result<String> {
         Some(spec) => {
             let source = Baseline::new(spec).with_context(|| format!("agent {spec:?}"))?;
             let seed = args.position.seed.unwrap_or(0);
-            source.hints(&game.position, args.overlay_simulations, seed).map_err(anyhow::Error::msg)?
+            source
+                .hints(&game.position, args.overlay_simulations, seed)
+                .map_err(anyhow::Error::msg)?
         }
     };
     Ok(render_svg(&game.position, &overlay))

@@ -71,19 +71,36 @@ pub struct Peer<T> {
 }
 
 impl<T: Send + 'static> Peer<T> {
-    pub fn spawn(run: impl FnOnce(&mut ChannelReader, &mut ChannelWriter) -> T + Send + 'static) -> Peer<T> {
+    pub fn spawn(
+        run: impl FnOnce(&mut ChannelReader, &mut ChannelWriter) -> T + Send + 'static,
+    ) -> Peer<T> {
         let (to, input) = channel();
         let (output, from) = channel();
         let handle = std::thread::spawn(move || {
-            let mut reader = ChannelReader { lines: input, buffer: Vec::new(), at: 0 };
-            let mut writer = ChannelWriter { lines: output, partial: String::new() };
+            let mut reader = ChannelReader {
+                lines: input,
+                buffer: Vec::new(),
+                at: 0,
+            };
+            let mut writer = ChannelWriter {
+                lines: output,
+                partial: String::new(),
+            };
             run(&mut reader, &mut writer)
         });
-        Peer { to: Some(to), from, handle: Some(handle) }
+        Peer {
+            to: Some(to),
+            from,
+            handle: Some(handle),
+        }
     }
 
     pub fn send(&self, line: &str) {
-        self.to.as_ref().expect("input open").send(line.to_string()).expect("the program is running");
+        self.to
+            .as_ref()
+            .expect("input open")
+            .send(line.to_string())
+            .expect("the program is running");
     }
 
     /// The next line the program writes (a minute at most).
@@ -109,6 +126,10 @@ impl<T: Send + 'static> Peer<T> {
     /// Closes the input and waits for the program to end.
     pub fn finish(mut self) -> T {
         self.to = None;
-        self.handle.take().expect("running").join().expect("the program did not panic")
+        self.handle
+            .take()
+            .expect("running")
+            .join()
+            .expect("the program did not panic")
     }
 }
