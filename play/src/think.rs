@@ -118,7 +118,8 @@ const MIN_SIMULATIONS: u32 = 2;
 const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
 
 /// An agent source with the agent it last built and a measured speed, choosing turns under a
-/// [`Budget`].
+/// [`Budget`]. The agent is rebuilt whenever the simulation setting changes (under a time
+/// budget, nearly every turn), so a search agent then starts each turn with a fresh tree.
 pub struct Thinker<G: Game, S> {
     source: S,
     seed: u64,
