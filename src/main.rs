@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod training;
 
 /// Self-play reinforcement learning for the GIPF-project games ZÈRTZ, DVONN and LYNGK.
 #[derive(Parser, Debug)]
@@ -31,9 +32,13 @@ enum Command {
     Rules(cmd::rules::RulesCommand),
     /// A match between two agents: results, Elo difference, optional SPRT.
     Evaluate(cmd::evaluate::EvaluateArgs),
+    /// Generates games by search: training shards and game records (docs/DATASETS.md).
+    Selfplay(cmd::selfplay::SelfplayArgs),
     /// Throughput measurements of the pipeline's pieces.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCommand),
+    /// Run (or resume) a training run described by a YAML config.
+    Train(cmd::train::TrainArgs),
     /// A game in the terminal: you against an agent, or agents against each other.
     Play(cmd::play::PlayArgs),
     /// Talks to other programs over stdin/stdout (docs/ENGINE.md; --codecup for DVONN).
@@ -59,7 +64,9 @@ fn main() -> ExitCode {
         Command::Info => cmd::info::run(),
         Command::Rules(command) => cmd::rules::run(command),
         Command::Evaluate(args) => cmd::evaluate::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Bench(command) => cmd::bench::run(command),
+        Command::Train(args) => cmd::train::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Engine(args) => cmd::engine::run(args),
         Command::Render(args) => cmd::render::run(args),

@@ -208,6 +208,12 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
         self.clone()
     }
 
+    /// The set-up a game started from, in the form its set-up option takes (LYNGK's 43-letter
+    /// set-up string), for game records; `None` for games with one fixed start.
+    fn setup_text(&self) -> Option<String> {
+        None
+    }
+
     /// Writes the observation planes (`spec().observation_len()` values) into `out`.
     fn encode(&self, out: &mut [f32]);
 

@@ -4,17 +4,17 @@
 //! actions and turns, the record notation, observation planes and board symmetries. The
 //! search (`gipfzero-mcts`), the network (`gipfzero-model`) and self-play build on
 //! [`Game`]. The rules follow the project's specifications in `shared/rules/`.
+pub mod dvonn;
 pub mod error;
 pub mod game;
+pub mod lyngk;
 pub mod record;
 pub mod registry;
 pub mod rng;
 pub mod render;
 pub mod symmetry;
+pub mod zertz;
 
 pub use error::{RecordError, SetupError, TurnError};
 pub use game::{Action, Game, Outcome, Player, Spec, Status};
 pub use rng::SplitMix64;
-pub mod dvonn;
-pub mod lyngk;
-pub mod zertz;

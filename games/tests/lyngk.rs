@@ -176,6 +176,9 @@ fn seeded_set_up_is_the_documented_shuffle() {
     assert_ne!(Lyngk::from_seed(1).setup_string(), Lyngk::from_seed(0).setup_string());
     let any = p1("e1=R e2=I", ["R", ""]);
     assert_eq!(any.seeded_start(42), Lyngk::from_seed(42));
+    // Records carry the set-up through the Game trait; a hand-built position has none.
+    assert_eq!(Lyngk::from_seed(0).setup_text().as_deref(), Some("BRKGBRWIWRIIWGBKIBGKRKGGIRKBRGRGBKBGIBIKIRK"));
+    assert_eq!(any.setup_text(), None);
 }
 
 #[test]

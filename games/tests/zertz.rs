@@ -719,7 +719,6 @@ fn perft_depth_two_turns_and_actions_agree() {
 }
 
 #[test]
-#[ignore = "slow in the test profile; run with --release -- --ignored"]
 fn perft_depth_two_large_boards() {
     for &(variant, expected) in &PERFT_2[3..] {
         let start = Zertz::new(variant);

@@ -205,10 +205,6 @@ pub fn save(
     training: &TrainingState,
 ) -> Result<CheckpointInfo, CheckpointError> {
     let paths = CheckpointPaths::new(name);
-    let directory = match paths.sidecar.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CheckpointError::Write { path, source }
@@ -252,14 +248,26 @@ pub fn save(
         extra: training.metadata.clone(),
     };
     let json = serde_json::to_vec_pretty(&info).expect("a checkpoint info always serialises");
-    let sidecar_tmp = temporary_path(&paths.sidecar);
-    let mut file = File::create(&sidecar_tmp).map_err(write_error(&sidecar_tmp))?;
-    file.write_all(&json).and_then(|()| file.sync_all()).map_err(write_error(&sidecar_tmp))?;
-    drop(file);
-    fs::rename(&sidecar_tmp, &paths.sidecar).map_err(write_error(&paths.sidecar))?;
-    // The renames are durable only once the directory entry is.
-    File::open(&directory).and_then(|dir| dir.sync_all()).map_err(write_error(&directory))?;
+    // Also syncs the directory, which makes the weights' rename durable too.
+    write_atomically(&paths.sidecar, &json).map_err(write_error(&paths.sidecar))?;
     Ok(info)
+}
+
+/// Replaces the file `path` with `bytes` crash-safely: written to a temporary file in the same
+/// directory, flushed to disk, renamed over `path`, and the directory synced. After a crash
+/// the file holds either its old or its new contents, never a mix.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = temporary_path(path);
+    let mut file = File::create(&tmp)?;
+    file.write_all(bytes).and_then(|()| file.sync_all())?;
+    drop(file);
+    fs::rename(&tmp, path)?;
+    // The rename is durable only once the directory entry is.
+    File::open(&directory).and_then(|dir| dir.sync_all())
 }
 
 /// Reads and checks the sidecar of checkpoint `name`, without the weights.

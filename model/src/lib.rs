@@ -11,7 +11,8 @@
 //! - [`network`]: the one policy/value network, sized by a [`NetConfig`] and shaped by a
 //!   variant's [`gipfzero_games::Spec`], with stable parameter names.
 //! - [`inference`]: the server thread that owns a copy of the network and batches requests
-//!   from searching threads; the search's evaluator adapter builds on its batch API.
+//!   from searching threads.
+//! - [`evaluator`]: [`NetworkEvaluator`], the search's evaluator on the server's batch API.
 //! - [`checkpoint`]: safetensors weights with a JSON sidecar, written crash-safely and checked
 //!   on load.
 //! - [`bench`]: throughput measurements for the benches and the `bench model` command.
@@ -19,12 +20,14 @@
 //! The network and the server know nothing of files; only `checkpoint` touches the disk.
 pub mod bench;
 pub mod checkpoint;
+pub mod evaluator;
 pub mod inference;
 pub mod layers;
 pub mod network;
 pub mod runtime;
 
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointInfo, TrainingState};
+pub use evaluator::NetworkEvaluator;
 pub use inference::{
     Batch, BatchEvaluation, Evaluation, InferenceError, InferenceHandle, InferenceServer,
     Precision, ServerConfig,

@@ -6,6 +6,7 @@ use clap::Subcommand;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::zertz::Variant;
 use gipfzero_games::{record, Game, SplitMix64};
+use gipfzero_mcts::{GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator};
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
@@ -20,6 +21,40 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Training speed: one SGD step and the forward pass of a run config's network
+    /// (the embedded default when no config is given), on the CPU.
+    Train {
+        /// zertz, dvonn or lyngk.
+        game: GameName,
+        /// ZÈRTZ board (standard when absent).
+        #[arg(long)]
+        variant: Option<String>,
+        /// A run config whose network and optimiser to measure.
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        #[arg(long, default_value_t = 5)]
+        steps: u32,
+    },
+    /// Search overhead alone: simulations/s with the uniform evaluator, one tree and many
+    /// trees in lockstep, and the memory of the trees.
+    Mcts {
+        /// zertz, dvonn or lyngk.
+        game: GameName,
+        /// ZÈRTZ board (standard when absent).
+        #[arg(long)]
+        variant: Option<String>,
+        /// Simulations per search.
+        #[arg(long, default_value_t = 800)]
+        simulations: u32,
+        /// Trees searched in lockstep in the batched runs.
+        #[arg(long, default_value_t = 64)]
+        trees: usize,
+    },
+    /// Self-play with a fresh network: positions/s and the batch size reached, next to the
+    /// bare forward pass at that batch size.
+    Selfplay(crate::cmd::selfplay::BenchSelfplayArgs),
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -40,6 +75,82 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        BenchCommand::Train { game, variant, config, batch, steps } => {
+            let config = match config {
+                Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
+                None => gipfzero_train::config::RunConfig::embedded_default(),
+            };
+            let setting = GameSetting { game, variant, setup: None, seed: None };
+            setting.start()?.visit(TrainBench { config, batch, steps })
+        }
+        BenchCommand::Mcts { game, variant, simulations, trees } => {
+            let setting = GameSetting { game, variant, setup: None, seed: None };
+            setting.start()?.visit(SearchBench { simulations, trees })
+        }
+        BenchCommand::Selfplay(args) => crate::cmd::selfplay::bench(args),
+    }
+}
+
+/// Positions to search: the start and `count − 1` positions reached by random turns from it
+/// (a mix of opening and middle game), each at a turn start.
+fn bench_positions<G: Game>(start: &G, count: usize) -> Vec<G> {
+    (0..count)
+        .map(|index| {
+            let turns = (index * 7) % 24;
+            record::random_game(&start.seeded_start(index as u64), index as u64, turns).position
+        })
+        .filter(|position| !position.status().is_over())
+        .collect()
+}
+
+struct SearchBench {
+    simulations: u32,
+    trees: usize,
+}
+
+impl GameVisitor for SearchBench {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let spec = start.spec();
+        println!(
+            "{} {}: uniform evaluator, {} simulations per search, 1 search thread unless stated",
+            spec.game, spec.variant, self.simulations
+        );
+        println!(
+            "node {} bytes + {} bytes per edge (one edge per legal action of an expanded node)",
+            gipfzero_mcts::NODE_BYTES,
+            gipfzero_mcts::EDGE_BYTES
+        );
+        let positions = bench_positions(&start, self.trees.max(1));
+        for root in [RootPolicy::Puct, RootPolicy::Gumbel(GumbelConfig::default())] {
+            let name = match root {
+                RootPolicy::Puct => "puct",
+                RootPolicy::Gumbel(_) => "gumbel",
+                RootPolicy::Ucb1 { .. } => "ucb1",
+            };
+            let config = SearchConfig { simulations: self.simulations, ..SearchConfig::evaluation(self.simulations, root) };
+            for (trees, parallel) in [(1, false), (positions.len(), false), (positions.len(), true)] {
+                let mut pool = SearchPool::new();
+                pool.set_parallel(parallel);
+                for (index, position) in positions.iter().take(trees).enumerate() {
+                    pool.push(Search::new(position.clone(), config.clone(), index as u64)?);
+                }
+                let began = Instant::now();
+                let results = pool.run(&UniformEvaluator)?;
+                let elapsed = began.elapsed().as_secs_f64();
+                let simulations: u64 = results.iter().map(|r| r.simulations as u64).sum();
+                let bytes: usize = pool.searches().iter().map(|s| s.tree_bytes()).sum();
+                let nodes: usize = pool.searches().iter().map(|s| s.tree_size().0).sum();
+                println!(
+                    "{name:<7} {trees:>4} tree{} {:<8} {:>10.0} simulations/s  {:>6.1} bytes/node",
+                    if trees == 1 { " " } else { "s" },
+                    if parallel { "(rayon)" } else { "" },
+                    simulations as f64 / elapsed,
+                    bytes as f64 / nodes.max(1) as f64,
+                );
+            }
+        }
+        Ok(())
     }
 }
 
@@ -92,5 +203,38 @@ impl GameVisitor for Playouts {
             actions: applied,
             elapsed: began.elapsed(),
         }
+    }
+}
+
+struct TrainBench {
+    config: gipfzero_train::config::RunConfig,
+    batch: usize,
+    steps: u32,
+}
+
+impl GameVisitor for TrainBench {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let net = self.config.network.to_net_config();
+        let figures =
+            gipfzero_train::bench::measure(&start, &net, &self.config.training, self.batch, self.steps)?;
+        let spec = start.spec();
+        println!(
+            "{} {}: {} blocks x {} channels ({} parameters), libtorch intra-op threads {}",
+            spec.game,
+            spec.variant,
+            net.blocks,
+            net.channels,
+            figures.parameters,
+            tch::get_num_threads()
+        );
+        println!(
+            "SGD step, batch {}: {:.1} ms ({:.0} positions/s); forward pass: {:.0} positions/s",
+            figures.batch,
+            figures.step.as_secs_f64() * 1e3,
+            figures.batch as f64 / figures.step.as_secs_f64(),
+            figures.forward_positions_per_second
+        );
+        Ok(())
     }
 }

@@ -6,6 +6,8 @@ pub mod info;
 pub mod play;
 pub mod render;
 pub mod rules;
+pub mod selfplay;
+pub mod train;
 
 /// Exit code for an error: 2 for a refused turn or record (the `gipfzero rules` contract),
 /// 1 for everything else.

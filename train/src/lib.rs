@@ -1,8 +1,29 @@
 //! Training and evaluation of gipfzero agents.
 //!
-//! So far: the statistics of evaluation matches ([`stats`]) — Elo differences with
-//! confidence intervals and the sequential probability ratio test that stops a match once
-//! its answer is clear. The AlphaZero loop (self-play → replay window → SGD → checkpoint →
-//! evaluation) builds on it.
+//! - [`config`]: the YAML run configuration (game, network, search, replay window,
+//!   optimiser, schedule, evaluation), with errors located at `file:line:column`.
+//! - [`stats`]: match statistics — Elo differences with confidence intervals and the
+//!   sequential probability ratio test that stops a match once its answer is clear.
+//! - [`replay`]: the replay window (bounded by positions, generations and reuse) and the
+//!   in-memory [`replay::SampleBatch`] with the fields of the dataset shards.
+//! - [`trainer`]: SGD steps (masked policy cross-entropy + value MSE) with its own Adam and
+//!   SGD whose moments are saved in checkpoints, learning-rate schedules, and symmetry
+//!   augmentation.
+//! - [`run`]: the run directory — resolved config, resume counters (atomic), metrics as
+//!   JSON Lines (fsync'd), SVG plots of the learning curves and Elo.
+//! - [`pipeline`]: the loop itself (self-play → window → SGD → checkpoint → evaluation →
+//!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits.
+//! - [`evaluate`]: evaluation matches between two agents.
+pub mod bench;
+pub mod config;
 pub mod evaluate;
+pub mod pipeline;
+pub mod replay;
+pub mod run;
 pub mod stats;
+pub mod trainer;
+
+/// Serialises the tests that seed libtorch's global generator (`tch::manual_seed`) and then
+/// build networks, so that parallel tests do not draw from each other's stream.
+#[cfg(test)]
+pub(crate) static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -96,6 +96,10 @@ impl Game for Lyngk {
         Lyngk::from_seed(seed)
     }
 
+    fn setup_text(&self) -> Option<String> {
+        Some(self.setup_string()).filter(|setup| !setup.is_empty())
+    }
+
     fn encode(&self, out: &mut [f32]) {
         observation::encode(self, out)
     }

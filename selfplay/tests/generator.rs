@@ -1,0 +1,298 @@
+//! Self-play runs with the uniform evaluator on the real engines: shards and records checked
+//! against an independent replay of every recorded game.
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use gipfzero_games::dvonn::Dvonn;
+use gipfzero_games::lyngk::Lyngk;
+use gipfzero_games::record::replay;
+use gipfzero_games::{Game, Player, Status};
+use gipfzero_mcts::{SearchConfig, UniformEvaluator};
+use gipfzero_selfplay::{
+    read_shard, CapRule, GameRecord, ProgressReport, ResignConfig, SelfPlay, SelfPlayConfig,
+    ShardData, Termination, RECORDS_FILE,
+};
+
+fn test_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gipfzero-selfplay-it-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn config(games: u64, seed: u64) -> SelfPlayConfig {
+    SelfPlayConfig {
+        search: SearchConfig { simulations: 8, ..SearchConfig::default() },
+        games_in_flight: 3,
+        games,
+        positions_per_shard: 150,
+        seed,
+        generator: "uniform".into(),
+        ..SelfPlayConfig::default()
+    }
+}
+
+/// The records (by game id) and all shards of a directory, shards in file order.
+fn read_output(dir: &Path) -> (BTreeMap<u64, GameRecord>, Vec<ShardData>) {
+    let text = fs::read_to_string(dir.join(RECORDS_FILE)).unwrap();
+    let mut records = BTreeMap::new();
+    for line in text.lines() {
+        let record: GameRecord = serde_json::from_str(line).unwrap();
+        assert!(records.insert(record.game_id, record).is_none(), "a game id recorded twice");
+    }
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".npz"))
+        .collect();
+    names.sort();
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(name, &format!("shard-{i:06}.npz"), "shards are numbered without gaps");
+    }
+    let shards = names.iter().map(|n| read_shard(&dir.join(n)).unwrap()).collect();
+    (records, shards)
+}
+
+/// Positions of one game, from all shards, as (move_number → row) with the shard it came from.
+fn rows_of(shards: &[ShardData], game_id: u64) -> BTreeMap<i32, (usize, usize)> {
+    let mut rows = BTreeMap::new();
+    for (s, shard) in shards.iter().enumerate() {
+        for (r, &id) in shard.game_id.iter().enumerate() {
+            if id as u64 == game_id {
+                assert!(rows.insert(shard.move_number[r], (s, r)).is_none(), "a position written twice");
+            }
+        }
+    }
+    let shard_set: std::collections::BTreeSet<usize> = rows.values().map(|&(s, _)| s).collect();
+    assert!(shard_set.len() <= 1, "game {game_id} is split over shards {shard_set:?}");
+    rows
+}
+
+/// Checks every documented property of a run's output, replaying each game independently.
+fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) -> G) -> BTreeMap<u64, GameRecord> {
+    let (records, shards) = read_output(dir);
+    assert_eq!(records.keys().copied().collect::<Vec<_>>(), (0..games).collect::<Vec<_>>());
+    let total: usize = shards.iter().map(|s| s.len()).sum();
+    assert_eq!(total, records.values().map(|r| r.positions as usize).sum::<usize>());
+    for shard in &shards {
+        let info = &shard.info;
+        let spec = start_of(records.values().next().unwrap()).spec();
+        assert_eq!((info.game.as_str(), info.variant.as_str()), (spec.game, spec.variant));
+        assert_eq!((info.planes, info.height, info.width, info.action_count), (spec.planes, spec.height, spec.width, spec.action_count));
+        shard.check_lengths().unwrap();
+    }
+    for record in records.values() {
+        let start = start_of(record);
+        let spec = start.spec();
+        let played = replay(&start, &record.turns.join("\n")).unwrap_or_else(|e| panic!("game {}: {e}", record.game_id));
+        assert_eq!(played.turns.len(), record.turns.len(), "no turn was implied");
+        assert_eq!(record.turn_count as usize, record.turns.len());
+        let end = &played.position;
+        assert_eq!(end.score(), record.score);
+        match record.termination {
+            Termination::Rules => {
+                let Status::Over(outcome) = end.status() else { panic!("game {} is not over", record.game_id) };
+                assert_eq!(outcome.value_for(Player::One), record.outcome as f32);
+                assert_eq!(end.result_text(), record.result);
+            }
+            _ => assert_eq!(end.status(), Status::Ongoing),
+        }
+        // Walk the game action by action: every decision with a choice is a sample, in order,
+        // with this position's observation, legal actions and outcome.
+        let rows = rows_of(&shards, record.game_id);
+        let mut position = start.clone();
+        let mut move_number = 0;
+        let mut legal = Vec::new();
+        let mut observation = vec![0.0; spec.observation_len()];
+        let mut sampled = 0;
+        let mut check_sample = |position: &G, move_number: i32| {
+            position.legal_actions(&mut legal);
+            if legal.len() < 2 {
+                assert!(!rows.contains_key(&move_number), "forced decision {move_number} sampled");
+                return;
+            }
+            let &(s, r) = rows.get(&move_number).unwrap_or_else(|| panic!("game {} decision {move_number} missing", record.game_id));
+            let shard = &shards[s];
+            let a = spec.action_count;
+            let mask = &shard.legal_mask[r * a..(r + 1) * a];
+            let policy = &shard.policy[r * a..(r + 1) * a];
+            let expected_mask: Vec<u8> = (0..a).map(|i| legal.iter().any(|l| l.index() == i) as u8).collect();
+            assert_eq!(mask, &expected_mask[..]);
+            let sum: f32 = policy.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
+            assert!(policy.iter().zip(mask).all(|(&p, &m)| p >= 0.0 && (m == 1 || p == 0.0)));
+            position.encode(&mut observation);
+            let n = spec.observation_len();
+            assert_eq!(&shard.observations[r * n..(r + 1) * n], &observation[..]);
+            let sign = if position.to_move() == Player::One { 1.0 } else { -1.0 };
+            assert_eq!(shard.outcome[r], record.outcome as f32 * sign);
+            assert!((-1.0..=1.0).contains(&shard.root_value[r]));
+            assert_eq!(shard.full_search[r], 1);
+            sampled += 1;
+        };
+        let mut replayed = start.clone();
+        for turn in &played.turns {
+            for action in replayed.turn_actions(turn) {
+                check_sample(&position, move_number);
+                position.apply(action);
+                move_number += 1;
+            }
+            replayed.play(turn);
+        }
+        if record.termination == Termination::Resignation {
+            // The resigning player's last search is a sample too.
+            check_sample(&position, move_number);
+        }
+        assert_eq!(sampled, record.positions as usize, "game {}", record.game_id);
+        assert_eq!(rows.len(), sampled);
+        assert_eq!(record.game, spec.game);
+        assert_eq!(record.setup, start.setup_text());
+    }
+    records
+}
+
+fn lyngk_start(record: &GameRecord) -> Lyngk {
+    Lyngk::from_setup(record.setup.as_deref().expect("LYNGK records carry their set-up")).unwrap()
+}
+
+#[test]
+fn dvonn_run_writes_documented_shards_and_replayable_records() {
+    let dir = test_dir("dvonn");
+    let mut reports = Vec::new();
+    let summary = SelfPlay::new(Dvonn::new(), config(4, 1), &dir)
+        .unwrap()
+        .run(&UniformEvaluator, &mut |r: &ProgressReport| reports.push(r.clone()))
+        .unwrap();
+    assert_eq!(summary.games_played, 4);
+    assert!(summary.shards_written >= 2, "150 positions a shard: several shards");
+    assert_eq!(summary.largest_batch, 3, "one leaf per game in flight");
+    assert_eq!(reports.len(), 4);
+    assert_eq!(reports.last().unwrap().games_done, 4);
+    assert_eq!(reports.last().unwrap().positions, summary.positions);
+    let records = check_output(&dir, 4, |_| Dvonn::new());
+    assert!(records.values().all(|r| r.termination == Termination::Rules && r.setup.is_none()));
+}
+
+#[test]
+fn lyngk_run_writes_documented_shards_and_replayable_records() {
+    let dir = test_dir("lyngk");
+    SelfPlay::new(Lyngk::from_seed(0), config(3, 2), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let records = check_output(&dir, 3, lyngk_start);
+    let setups: std::collections::BTreeSet<_> = records.values().map(|r| r.setup.clone()).collect();
+    assert_eq!(setups.len(), 3, "each game draws its own set-up");
+}
+
+#[test]
+fn same_seed_gives_the_same_games() {
+    let run = |name: &str, seed: u64, in_flight: usize| {
+        let dir = test_dir(name);
+        let config = SelfPlayConfig { games_in_flight: in_flight, ..config(3, seed) };
+        SelfPlay::new(Lyngk::from_seed(0), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        dir
+    };
+    let (a, b) = (run("seed-a", 5, 3), run("seed-b", 5, 3));
+    for name in [RECORDS_FILE, "shard-000000.npz"] {
+        assert_eq!(fs::read(a.join(name)).unwrap(), fs::read(b.join(name)).unwrap(), "{name}");
+    }
+    // Games do not depend on which others share their batches.
+    let c = run("seed-c", 5, 1);
+    assert_eq!(read_output(&a).0, read_output(&c).0);
+    let d = run("seed-d", 6, 3);
+    assert_ne!(read_output(&a).0[&0].turns, read_output(&d).0[&0].turns);
+}
+
+#[test]
+fn a_killed_run_resumes_without_duplicates() {
+    let reference = test_dir("resume-reference");
+    let config = || SelfPlayConfig { positions_per_shard: 60, ..config(5, 3) };
+    SelfPlay::new(Dvonn::new(), config(), &reference).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let (expected, _) = read_output(&reference);
+
+    // What a kill between appending the records of a batch and renaming its shard leaves:
+    // records ahead of the shards, a half-written line, a temporary shard.
+    let dir = test_dir("resume");
+    SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let (_, shards) = read_output(&dir);
+    let last = format!("shard-{:06}.npz", shards.len() - 1);
+    let lost: Vec<i64> = shards.last().unwrap().game_id.clone();
+    fs::rename(dir.join(&last), dir.join(format!("{last}.tmp"))).unwrap();
+    let mut records = fs::read(dir.join(RECORDS_FILE)).unwrap();
+    records.extend_from_slice(b"{\"game_id\": 4, \"ga");
+    fs::write(dir.join(RECORDS_FILE), records).unwrap();
+
+    let summary = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let mut replayed: Vec<i64> = lost.clone();
+    replayed.dedup();
+    assert_eq!(summary.games_played as usize, replayed.len());
+    assert_eq!(summary.games_resumed as usize, 5 - replayed.len());
+    assert!(!dir.join(format!("{last}.tmp")).exists());
+    let records = check_output(&dir, 5, |_| Dvonn::new());
+    assert_eq!(records, expected, "the resumed run played the same games");
+
+    // Resuming a finished run plays nothing.
+    let summary = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    assert_eq!((summary.games_played, summary.games_resumed, summary.shards_written), (0, 5, 0));
+    assert_eq!(read_output(&dir).0, expected);
+
+    // Another seed would mix games of two runs under one id space.
+    let error = SelfPlay::new(Dvonn::new(), SelfPlayConfig { seed: 4, ..config() }, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("another seed"), "{error}");
+    let other_search = SelfPlayConfig { search: SearchConfig { simulations: 9, ..SearchConfig::default() }, ..config() };
+    let error = SelfPlay::new(Dvonn::new(), other_search, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("other search settings"), "{error}");
+    assert_eq!(read_output(&dir).0, expected, "a refused resume changes nothing");
+
+    // A shard whose games have no records cannot be resumed silently.
+    fs::write(dir.join(RECORDS_FILE), b"").unwrap();
+    let error = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("has no record"), "{error}");
+}
+
+#[test]
+fn resignation_and_false_resignations_are_counted() {
+    let dir = test_dir("resign");
+    // With a uniform evaluator root values hover around 0: a threshold of 0.5 makes every
+    // player resign at its second searched decision, which is always player 1 first.
+    let config = SelfPlayConfig {
+        resign: Some(ResignConfig { threshold: 0.5, consecutive: 2, disabled_fraction: 0.5 }),
+        ..config(8, 4)
+    };
+    let summary = SelfPlay::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let records = check_output(&dir, 8, |_| Dvonn::new());
+    let disabled: Vec<&GameRecord> = records.values().filter(|r| r.resignation_disabled).collect();
+    assert!(!disabled.is_empty() && disabled.len() < 8, "about half the games play out");
+    for record in records.values() {
+        if record.resignation_disabled {
+            assert_eq!(record.termination, Termination::Rules);
+            assert_eq!(record.would_have_resigned, Some(1));
+        } else {
+            assert_eq!(record.termination, Termination::Resignation);
+            assert_eq!((record.result.as_str(), record.outcome, record.positions), ("player 1 resigns", -1, 3));
+        }
+    }
+    assert_eq!(summary.resignations as usize, 8 - disabled.len());
+    assert_eq!(summary.resignation_disabled_games as usize, disabled.len());
+    assert_eq!(summary.would_have_resigned as usize, disabled.len());
+    let not_lost = disabled.iter().filter(|r| r.outcome != -1).count();
+    assert_eq!(summary.false_resignations as usize, not_lost);
+}
+
+#[test]
+fn the_turn_cap_stops_games_and_scores_them_by_the_rule() {
+    for (rule, name) in [(CapRule::Draw, "cap-draw"), (CapRule::Score, "cap-score")] {
+        let dir = test_dir(name);
+        // DVONN: 49 placements, then moves; stop 10 turns into the movement phase.
+        let config = SelfPlayConfig { max_turns: 59, cap_rule: rule, ..config(2, 5) };
+        SelfPlay::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        let records = check_output(&dir, 2, |_| Dvonn::new());
+        for record in records.values() {
+            assert_eq!((record.termination, record.turn_count), (Termination::TurnCap, 59));
+            let expected = match rule {
+                CapRule::Draw => 0,
+                CapRule::Score => (record.score[0].cmp(&record.score[1])) as i8,
+            };
+            assert_eq!(record.outcome, expected);
+            assert!(record.result.starts_with("stopped after 59 turns"), "{}", record.result);
+        }
+    }
+}

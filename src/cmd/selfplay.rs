@@ -1,0 +1,315 @@
+//! `gipfzero selfplay`: generates games by search and writes training shards and game
+//! records (docs/DATASETS.md), and `gipfzero bench selfplay`, its throughput next to the
+//! network's bare forward pass.
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
+use gipfzero_games::Game;
+use gipfzero_mcts::{
+    Evaluator, GumbelConfig, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
+};
+use gipfzero_model::bench::forward_throughput;
+use gipfzero_model::{
+    checkpoint, DeviceChoice, InferenceServer, NetConfig, Network, NetworkEvaluator, ServerConfig,
+};
+use gipfzero_selfplay::{
+    CapRule, ProgressReport, ResignConfig, RunSummary, SelfPlay, SelfPlayConfig,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// What evaluates the leaves when no checkpoint is given.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EvaluatorChoice {
+    /// Value 0, uniform priors: search over the rules alone.
+    Uniform,
+    /// Value from this many random playouts, uniform priors.
+    Rollout(u32),
+}
+
+impl FromStr for EvaluatorChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "uniform" => Ok(EvaluatorChoice::Uniform),
+            _ => text
+                .strip_prefix("rollout:")
+                .and_then(|k| k.parse().ok())
+                .filter(|&k| k > 0)
+                .map(EvaluatorChoice::Rollout)
+                .ok_or_else(|| format!("unknown evaluator \"{text}\": expected uniform or rollout:<playouts>")),
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CapRuleArg {
+    Draw,
+    Score,
+}
+
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    /// zertz, dvonn or lyngk.
+    pub game: GameName,
+    /// ZÈRTZ board (standard when absent).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Games in the run (ids 0..N); a directory that already holds some continues.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Output directory for shards and games.jsonl.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A network checkpoint evaluates the positions (both sides).
+    #[arg(long, conflicts_with = "evaluator")]
+    pub checkpoint: Option<PathBuf>,
+    /// Without a checkpoint: uniform, or rollout:<playouts>.
+    #[arg(long, default_value = "uniform")]
+    pub evaluator: EvaluatorChoice,
+    /// Simulations per decision.
+    #[arg(long, default_value_t = 200)]
+    pub simulations: u32,
+    /// Gumbel AlphaZero root search instead of PUCT with Dirichlet noise.
+    #[arg(long)]
+    pub gumbel: bool,
+    /// Run seed: the same seed and evaluator give the same games.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Games played at once (the network's batch size).
+    #[arg(long, default_value_t = 64)]
+    pub in_flight: usize,
+    /// Games are stopped after this many turns and scored by --cap-rule.
+    #[arg(long, default_value_t = 1000)]
+    pub max_turns: u32,
+    #[arg(long, value_enum, default_value_t = CapRuleArg::Draw)]
+    pub cap_rule: CapRuleArg,
+    /// Positions per shard (shards hold whole games, so a shard may be a game larger).
+    #[arg(long, default_value_t = 4096)]
+    pub positions_per_shard: usize,
+    /// Resign when the root value stays below this (off when absent).
+    #[arg(long, allow_hyphen_values = true)]
+    pub resign: Option<f32>,
+    /// …for this many consecutive decisions of the same player.
+    #[arg(long, default_value_t = 3)]
+    pub resign_moves: u32,
+    /// Fraction of games played out without resignation, to measure false resignations.
+    #[arg(long, default_value_t = 0.1)]
+    pub resign_disabled: f32,
+    /// Device of the network: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceChoice,
+    /// Run the tree descents of the games in flight on rayon's threads (--threads).
+    #[arg(long)]
+    pub parallel: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    let setting = GameSetting { game: args.game, variant: args.variant.clone(), setup: None, seed: None };
+    let summary = setting.start()?.visit(Generate { args: &args })?;
+    print_summary(&summary);
+    Ok(())
+}
+
+/// The generator is the server's only client and sends every step's leaves as one request,
+/// so waiting for other requests would only add latency.
+fn server_config(device: DeviceChoice) -> ServerConfig {
+    ServerConfig { device, max_wait: Duration::ZERO, ..ServerConfig::default() }
+}
+
+fn search_config(simulations: u32, gumbel: bool) -> SearchConfig {
+    let mut config = SearchConfig { simulations, ..SearchConfig::default() };
+    if gumbel {
+        config.root_policy = RootPolicy::Gumbel(GumbelConfig::default());
+        config.dirichlet = None;
+    }
+    config
+}
+
+struct Generate<'a> {
+    args: &'a SelfplayArgs,
+}
+
+impl GameVisitor for Generate<'_> {
+    type Output = anyhow::Result<RunSummary>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let args = self.args;
+        let spec = start.spec();
+        // The server (when a network plays) must outlive the run.
+        let mut _server = None;
+        let (evaluator, generator): (Box<dyn Evaluator<G>>, String) = match &args.checkpoint {
+            Some(name) => {
+                let loaded = checkpoint::load(name, spec, args.device.resolve())
+                    .with_context(|| format!("checkpoint {}", name.display()))?;
+                let server = InferenceServer::spawn(&loaded.network, server_config(args.device))?;
+                let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
+                _server = Some(server);
+                (Box::new(evaluator), format!("checkpoint {}", name.display()))
+            }
+            None => match args.evaluator {
+                EvaluatorChoice::Uniform => (Box::new(UniformEvaluator), "uniform".into()),
+                EvaluatorChoice::Rollout(k) => (Box::new(RolloutEvaluator::new(k, args.seed)), format!("rollout:{k}")),
+            },
+        };
+        let config = SelfPlayConfig {
+            search: search_config(args.simulations, args.gumbel),
+            games_in_flight: args.in_flight,
+            games: args.games,
+            max_turns: args.max_turns,
+            cap_rule: match args.cap_rule {
+                CapRuleArg::Draw => CapRule::Draw,
+                CapRuleArg::Score => CapRule::Score,
+            },
+            resign: args.resign.map(|threshold| ResignConfig {
+                threshold,
+                consecutive: args.resign_moves,
+                disabled_fraction: args.resign_disabled,
+            }),
+            positions_per_shard: args.positions_per_shard,
+            seed: args.seed,
+            parallel: args.parallel,
+            checkpoint: args.checkpoint.as_ref().map(|name| name.display().to_string()),
+            generator,
+        };
+        generate(start, config, &args.out, &evaluator, args.quiet)
+    }
+}
+
+/// Runs self-play with an indicatif bar (hidden when `quiet`).
+fn generate<G: Game, E: Evaluator<G>>(
+    start: G,
+    config: SelfPlayConfig,
+    out: &Path,
+    evaluator: &E,
+    quiet: bool,
+) -> anyhow::Result<RunSummary> {
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(config.games) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {msg} [{elapsed_precise}]")
+            .expect("a valid progress template"),
+    );
+    let mut progress = |report: &ProgressReport| {
+        bar.set_length(report.games_total);
+        bar.set_position(report.games_done);
+        let eta = report.eta().map_or("?".into(), |eta| format!("{}s", eta.as_secs()));
+        bar.set_message(format!(
+            "{} positions, {:.0} positions/s, {:.1} turns/game, eta {eta}",
+            report.positions,
+            report.positions_per_second(),
+            report.average_game_length()
+        ));
+    };
+    let mut selfplay = SelfPlay::new(start, config, out)?;
+    let summary = selfplay.run(evaluator, &mut progress).with_context(|| format!("self-play into {}", out.display()))?;
+    bar.finish_and_clear();
+    Ok(summary)
+}
+
+fn print_summary(summary: &RunSummary) {
+    if summary.games_resumed > 0 {
+        println!("{} games were already complete", summary.games_resumed);
+    }
+    println!(
+        "{} games, {} positions in {} shards, {:.1} s ({:.0} positions/s)",
+        summary.games_played,
+        summary.positions,
+        summary.shards_written,
+        summary.elapsed.as_secs_f64(),
+        summary.positions_per_second()
+    );
+    println!(
+        "evaluator: {} calls, mean batch {:.1}, largest {}",
+        summary.evaluator_calls,
+        summary.mean_batch(),
+        summary.largest_batch
+    );
+    if summary.resignations > 0 || summary.resignation_disabled_games > 0 {
+        let rate = summary
+            .false_resignation_rate()
+            .map_or("n/a".into(), |rate| format!("{:.1} %", rate * 100.0));
+        println!(
+            "resignations: {}; played out {} games, {} would have resigned, {} of them wrongly (false resignation rate {rate})",
+            summary.resignations,
+            summary.resignation_disabled_games,
+            summary.would_have_resigned,
+            summary.false_resignations
+        );
+    }
+}
+
+/// `gipfzero bench selfplay`.
+#[derive(Args, Debug)]
+pub struct BenchSelfplayArgs {
+    /// zertz, dvonn or lyngk.
+    pub game: GameName,
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Games played at once; the run plays this many games.
+    #[arg(long, default_value_t = 64)]
+    pub in_flight: usize,
+    #[arg(long, default_value_t = 32)]
+    pub simulations: u32,
+    /// The small test network instead of the default one.
+    #[arg(long)]
+    pub tiny: bool,
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceChoice,
+}
+
+pub fn bench(args: BenchSelfplayArgs) -> anyhow::Result<()> {
+    let setting = GameSetting { game: args.game, variant: args.variant.clone(), setup: None, seed: None };
+    setting.start()?.visit(Bench { args: &args })
+}
+
+struct Bench<'a> {
+    args: &'a BenchSelfplayArgs,
+}
+
+impl GameVisitor for Bench<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let args = self.args;
+        let spec = start.spec();
+        let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::default() };
+        let network = Network::new(spec, &net_config, args.device.resolve())?;
+        let server = InferenceServer::spawn(&network, server_config(args.device))?;
+        let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
+        let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
+        let config = SelfPlayConfig {
+            search: search_config(args.simulations, false),
+            games_in_flight: args.in_flight,
+            games: args.in_flight as u64,
+            generator: "bench".into(),
+            ..SelfPlayConfig::default()
+        };
+        let summary = generate(start, config, &out, &evaluator, true);
+        let _ = std::fs::remove_dir_all(&out);
+        let summary = summary?;
+        let evaluated_per_s = summary.evaluated_positions as f64 / summary.elapsed.as_secs_f64().max(1e-9);
+        let batch = summary.mean_batch().round().max(1.0) as usize;
+        let forward = forward_throughput(spec, &net_config, &[batch], args.device, Duration::from_secs(2))?;
+        let bare = forward[0].positions_per_s;
+        println!(
+            "{} {}: {} games, {} simulations, device {}",
+            spec.game, spec.variant, summary.games_played, args.simulations, args.device
+        );
+        println!(
+            "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {})",
+            summary.positions_per_second(),
+            evaluated_per_s,
+            summary.mean_batch(),
+            summary.largest_batch
+        );
+        println!(
+            "bare forward at batch {batch}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
+            100.0 * evaluated_per_s / bare
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,112 @@
+//! `gipfzero train [CONFIG]`: runs (or resumes) the training run a YAML config describes.
+//!
+//! Without a config file the embedded default (`configs/default.yaml`) runs. `--print-config`
+//! prints the fully resolved config and exits, which is also how to start a config of one's
+//! own. Running again with the same config (and `run_dir`) resumes where the run stopped;
+//! only `iterations` may change between the two, which extends the run.
+//!
+//! The loop itself is `gipfzero_train::pipeline::run`; this module picks the game, the
+//! threads and the self-play and evaluation implementations (from `gipfzero-selfplay`).
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
+use gipfzero_games::Game;
+use gipfzero_train::config::RunConfig;
+use gipfzero_train::run::IterationMetrics;
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The run's YAML config; the embedded default when absent.
+    pub config: Option<PathBuf>,
+    /// Override the config's run directory.
+    #[arg(long)]
+    pub run_dir: Option<PathBuf>,
+    /// Override the config's number of iterations (extends a finished run).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Print the fully resolved config and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+pub fn run(args: TrainArgs) -> anyhow::Result<()> {
+    let mut config = match &args.config {
+        Some(path) => RunConfig::load(path)?,
+        None => RunConfig::embedded_default(),
+    };
+    if let Some(run_dir) = args.run_dir {
+        config.run_dir = run_dir;
+    }
+    if let Some(iterations) = args.iterations {
+        anyhow::ensure!(iterations >= 1, "--iterations must be at least 1");
+        config.iterations = iterations;
+    }
+    if args.print_config {
+        print!("{}", config.to_yaml());
+        return Ok(());
+    }
+    // The inter-op pool was sized at start-up (libtorch refuses to resize it); the intra-op
+    // pool follows the config. Self-play and matches run on a pool of the config's size.
+    tch::set_num_threads(config.threads.intra_op as i32);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads.workers)
+        .build()
+        .context("cannot start the worker threads")?;
+    let game: GameName = config.game.parse()?;
+    let variant = (game == GameName::Zertz).then(|| config.variant_name().to_string());
+    let setting = GameSetting { game, variant, setup: None, seed: None };
+    let start = setting.start()?;
+    eprintln!(
+        "training {} {} in {} ({} iterations, device {})",
+        config.game,
+        config.variant_name(),
+        config.run_dir.display(),
+        config.iterations,
+        config.device
+    );
+    pool.install(|| start.visit(Train { config: &config }))
+}
+
+struct Train<'a> {
+    config: &'a RunConfig,
+}
+
+impl GameVisitor for Train<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let mut self_play = crate::training::ShardSelfPlay::new(start.clone(), self.config)
+            .map_err(anyhow::Error::msg)?;
+        let mut arena = crate::training::NetworkArena::new(start.clone(), self.config)
+            .map_err(anyhow::Error::msg)?;
+        gipfzero_train::pipeline::run(self.config, &start, &mut self_play, &mut arena, report)?;
+        Ok(())
+    }
+}
+
+/// One line per iteration on stderr.
+fn report(metrics: &IterationMetrics) {
+    let training = metrics.training.as_ref().map_or_else(
+        || "window filling".to_string(),
+        |t| {
+            format!(
+                "loss {:.3} (policy {:.3}, value {:.3}), entropy {:.2}, lr {:.2e}",
+                t.loss, t.policy_loss, t.value_loss, t.policy_entropy, t.lr
+            )
+        },
+    );
+    let evaluations: Vec<String> = metrics
+        .evaluations
+        .iter()
+        .map(|e| format!("{} {:.0}%", e.opponent, 100.0 * e.score))
+        .collect();
+    eprintln!(
+        "iteration {:>4}  step {:>6}  {:.0} positions/s  {}{}",
+        metrics.iteration,
+        metrics.step,
+        metrics.self_play.positions_per_second,
+        training,
+        if evaluations.is_empty() { String::new() } else { format!("  | {}", evaluations.join(", ")) }
+    );
+}

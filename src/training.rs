@@ -1,0 +1,176 @@
+//! The glue of the training loop (this binary wires the crates together): implementations of
+//! [`gipfzero_train::pipeline::SelfPlay`] (a generation of games played by the network through
+//! an inference server, written as shards and read back) and
+//! [`gipfzero_train::pipeline::Arena`] (evaluation matches of the network against baselines
+//! or other networks). `gipfzero train` plugs them into the loop.
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gipfzero_games::Game;
+use gipfzero_mcts::{parse_agent, Agent, MctsAgent, SearchConfig};
+use gipfzero_model::evaluator::NetworkEvaluator;
+use gipfzero_model::inference::{InferenceServer, ServerConfig};
+use gipfzero_model::{DeviceChoice, Network};
+use gipfzero_train::config::{Opponent, RunConfig};
+use gipfzero_train::evaluate::{run_match, MatchReport, MatchSettings, Side};
+use gipfzero_train::pipeline::{Arena, Generation, SelfPlay as PipelineSelfPlay};
+use gipfzero_train::replay::SampleBatch;
+use gipfzero_train::run::RunDir;
+
+use gipfzero_selfplay::generator::{CapRule, SelfPlay, SelfPlayConfig};
+use gipfzero_selfplay::shard::{read_shard, ShardData};
+
+/// The directory of generation `generation`'s shards and records inside a run.
+pub fn generation_dir(run: &RunDir, generation: u64) -> PathBuf {
+    run.shards().join(format!("gen-{generation:06}"))
+}
+
+/// An inference server for `network` on the run's device, batching up to `max_batch`.
+fn serve(network: &Network, device: &str, max_batch: usize) -> Result<InferenceServer, String> {
+    let device: DeviceChoice = device.parse().map_err(|e| format!("{e}"))?;
+    InferenceServer::spawn(
+        network,
+        ServerConfig {
+            max_batch: max_batch.max(1),
+            // The lockstep search sends whole batches: nothing is gained by waiting.
+            max_wait: Duration::ZERO,
+            device,
+            ..ServerConfig::default()
+        },
+    )
+    .map_err(|e| format!("cannot start the inference server: {e}"))
+}
+
+/// Self-play generations written as shards under `<run>/shards/gen-NNNNNN/`.
+pub struct ShardSelfPlay<G: Game> {
+    start: G,
+    config: RunConfig,
+}
+
+impl<G: Game> ShardSelfPlay<G> {
+    pub fn new(start: G, config: &RunConfig) -> Result<Self, String> {
+        Ok(ShardSelfPlay { start, config: config.clone() })
+    }
+
+    fn self_play_config(&self, seed: u64) -> SelfPlayConfig {
+        let settings = &self.config.self_play;
+        SelfPlayConfig {
+            search: settings.search.to_search_config(),
+            games_in_flight: settings.parallel_games.max(1) as usize,
+            games: settings.games_per_iteration as u64,
+            max_turns: settings.max_actions,
+            cap_rule: CapRule::Draw,
+            resign: None,
+            positions_per_shard: 4096,
+            seed,
+            parallel: false,
+            generator: "gipfzero train".into(),
+            checkpoint: None,
+        }
+    }
+}
+
+/// Concatenates the shards of a generation directory (in name order) into one batch.
+fn load_generation(directory: &Path, start: &impl Game) -> Result<SampleBatch, String> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(directory)
+        .map_err(|e| format!("{}: {e}", directory.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "npz"))
+        .collect();
+    names.sort();
+    let mut batch = SampleBatch::new(start.spec());
+    for path in names {
+        let shard: ShardData = read_shard(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        batch.observations.extend_from_slice(&shard.observations);
+        batch.legal_mask.extend_from_slice(&shard.legal_mask);
+        batch.policy.extend_from_slice(&shard.policy);
+        batch.outcome.extend_from_slice(&shard.outcome);
+        batch.root_value.extend_from_slice(&shard.root_value);
+        batch.game_id.extend_from_slice(&shard.game_id);
+        batch.move_number.extend_from_slice(&shard.move_number);
+        batch.full_search.extend_from_slice(&shard.full_search);
+    }
+    Ok(batch)
+}
+
+impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
+    fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, String> {
+        let directory = generation_dir(run, generation);
+        let config = self.self_play_config(seed);
+        let server = serve(network, &self.config.device, config.games_in_flight)?;
+        let evaluator = NetworkEvaluator::new(server.handle(), self.start.spec()).map_err(|e| e.to_string())?;
+        let mut generator = SelfPlay::new(self.start.clone(), config, &directory).map_err(|e| e.to_string())?;
+        let summary = generator.run(&evaluator, &mut ()).map_err(|e| e.to_string())?;
+        drop(server);
+        let samples = load_generation(&directory, &self.start)?;
+        let actions = samples.outcome.len() as u64;
+        Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions })
+    }
+
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<SampleBatch, String> {
+        load_generation(&generation_dir(run, generation), &self.start)
+    }
+}
+
+/// Evaluation matches of the network with the run's evaluation search.
+pub struct NetworkArena<G: Game> {
+    start: G,
+    config: RunConfig,
+}
+
+impl<G: Game> NetworkArena<G> {
+    pub fn new(start: G, config: &RunConfig) -> Result<Self, String> {
+        Ok(NetworkArena { start, config: config.clone() })
+    }
+}
+
+fn network_agent<G: Game>(name: &str, server: &InferenceServer, spec: &'static gipfzero_games::Spec, search: &SearchConfig, seed: u64) -> Box<dyn Agent<G>> {
+    let evaluator = NetworkEvaluator::new(server.handle(), spec).expect("the server serves this game's spec");
+    Box::new(MctsAgent::new(name, evaluator, search.clone(), seed).expect("the evaluation search config was validated"))
+}
+
+impl<G: Game> Arena<G> for NetworkArena<G> {
+    fn play(
+        &mut self,
+        network: &Network,
+        opponent: &Opponent,
+        opponent_network: Option<&Network>,
+        games: u32,
+        seed: u64,
+    ) -> Result<MatchReport, String> {
+        let evaluation = &self.config.evaluation;
+        let search = evaluation.search.to_evaluation_search_config();
+        let threads = rayon::current_num_threads();
+        let server = serve(network, &self.config.device, threads)?;
+        let opponent_server = opponent_network.map(|n| serve(n, &self.config.device, threads)).transpose()?;
+        let baseline = match opponent {
+            Opponent::Random => Some("random".to_string()),
+            Opponent::Greedy => Some("greedy".to_string()),
+            Opponent::Rollout(simulations) => Some(format!("rollout:{simulations}")),
+            Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_) => None,
+        };
+        if baseline.is_none() && opponent_server.is_none() {
+            return Err(format!("no network given for opponent {opponent:?}"));
+        }
+        let spec = self.start.spec();
+        let settings = MatchSettings { games, max_turns: evaluation.max_turns, ..MatchSettings::default() };
+        let start = &self.start;
+        run_match(
+            |pair| start.seeded_start(seed.wrapping_add(pair as u64)),
+            |side, game| {
+                let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
+                match side {
+                    Side::First => network_agent("network", &server, spec, &search, agent_seed),
+                    Side::Second => match (&baseline, &opponent_server) {
+                        (Some(spec_text), _) => parse_agent::<G>(spec_text, agent_seed).expect("baseline specs are valid"),
+                        (None, Some(opponent)) => network_agent("opponent", opponent, spec, &search, agent_seed),
+                        (None, None) => unreachable!("checked above"),
+                    },
+                }
+            },
+            &settings,
+            |_| {},
+        )
+        .map_err(|e| e.to_string())
+    }
+}

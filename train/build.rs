@@ -1,0 +1,5 @@
+include!("../scripts/tch_link.rs");
+
+fn main() {
+    link_libtorch();
+}

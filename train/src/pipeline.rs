@@ -1,0 +1,511 @@
+//! The AlphaZero loop: self-play → replay window → SGD → checkpoint → evaluation → gating,
+//! resumable after a crash.
+//!
+//! The loop knows nothing of how games are played: self-play is a [`SelfPlay`] (the
+//! self-play crate implements it: it plays a generation with a network, writes its shards and
+//! reads them back) and evaluation matches are an [`Arena`]. That keeps this module testable
+//! with stand-ins and keeps tch-free crates free of it.
+//!
+//! One iteration `i` (0-based):
+//! 1. self-play: generation `i` with the self-play network — the champion (`best`) when
+//!    gating is on, else the current network — seeded from the run's seed stream;
+//! 2. the generation enters the replay window;
+//! 3. once the window is ready, `steps_per_iteration` SGD steps on minibatches drawn from it;
+//! 4. checkpoint `latest` (every iteration) and `iter-NNNNNN` (every `checkpoints.every`);
+//! 5. every `evaluation.every` iterations, a match against each opponent (`previous` = the
+//!    network at the start of this iteration), then gating against `best`;
+//! 6. metrics line, plots, and last the resume state — the commit point: a crash before it
+//!    redoes iteration `i` from the state after `i − 1` (the generation's shards are
+//!    rewritten by the same seed).
+//!
+//! Resumption is exact on the CPU: the network and optimiser come from `latest`, the window
+//! from the generations' shards and its saved counters, the seed stream from its saved
+//! state; a run interrupted and resumed ends with the same weights as one that was not (a
+//! test checks it).
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gipfzero_games::{Game, SplitMix64};
+use gipfzero_model::checkpoint::{self, CheckpointError};
+use gipfzero_model::Network;
+use thiserror::Error;
+
+use crate::config::{Opponent, RunConfig};
+use crate::evaluate::MatchReport;
+use crate::replay::{ReplayError, ReplayWindow, SampleBatch};
+use crate::run::{
+    read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir, RunError,
+    SelfPlayMetrics, TrainingMetrics,
+};
+use crate::trainer::{Trainer, TrainerError};
+
+/// One generation of self-play.
+#[derive(Clone, Debug)]
+pub struct Generation {
+    pub samples: SampleBatch,
+    pub games: u32,
+    /// Actions played over all games.
+    pub actions: u64,
+}
+
+/// Plays self-play generations (implemented by the self-play crate).
+pub trait SelfPlay<G: Game> {
+    /// Plays generation `generation` with `network` from `seed`, stores it (shards in
+    /// `run.shards()`), and returns its samples.
+    fn generate(
+        &mut self,
+        run: &RunDir,
+        network: &Network,
+        generation: u64,
+        seed: u64,
+    ) -> Result<Generation, String>;
+
+    /// The samples of a stored generation, as `generate` returned them (for restoring the
+    /// replay window after a restart).
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<SampleBatch, String>;
+}
+
+/// Plays evaluation matches.
+pub trait Arena<G: Game> {
+    /// A match of `network` against `opponent`; `opponent_network` is the network of
+    /// `previous`, `best` and `checkpoint:` opponents (loaded by the pipeline).
+    fn play(
+        &mut self,
+        network: &Network,
+        opponent: &Opponent,
+        opponent_network: Option<&Network>,
+        games: u32,
+        seed: u64,
+    ) -> Result<MatchReport, String>;
+}
+
+/// Why the loop stopped.
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Trainer(#[from] TrainerError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    #[error("network: {0}")]
+    Network(String),
+    #[error("self-play of generation {generation}: {message}")]
+    SelfPlay { generation: u64, message: String },
+    #[error("evaluation against {opponent}: {message}")]
+    Evaluation { opponent: String, message: String },
+}
+
+/// Runs (or resumes) the training run `config` on the variant of `start`. `progress` sees
+/// each iteration's metrics as they are written.
+pub fn run<G: Game>(
+    config: &RunConfig,
+    start: &G,
+    self_play: &mut impl SelfPlay<G>,
+    arena: &mut impl Arena<G>,
+    mut progress: impl FnMut(&IterationMetrics),
+) -> Result<(), PipelineError> {
+    let began = Instant::now();
+    let spec = start.spec();
+    let device = config.device_choice().resolve();
+    let run = RunDir::new(&config.run_dir);
+    let resume = run.open(config)?;
+    let mut metrics = read_metrics(&run.metrics_path())?;
+
+    let (mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
+        Some(state) => {
+            let loaded = checkpoint::load(run.root().join(&state.checkpoint), spec, device)?;
+            let trainer = Trainer::restore(loaded.network, &config.training, &loaded.training)?;
+            let window = ReplayWindow::restore(&config.replay, &state.replay, |id| {
+                self_play.load(&run, id)
+            })?;
+            let best = match &state.best {
+                Some(path) => Some(checkpoint::load(run.root().join(path), spec, device)?.network),
+                None => None,
+            };
+            metrics.retain(|m| m.iteration < state.iteration);
+            let seeds = SplitMix64::new(state.next_self_play_seed);
+            (trainer, window, seeds, best, state.iteration)
+        }
+        None => {
+            tch::manual_seed(config.seed as i64);
+            let network = Network::new(spec, &config.network.to_net_config(), device)
+                .map_err(|e| PipelineError::Network(e.to_string()))?;
+            let best = config
+                .evaluation
+                .gating
+                .as_ref()
+                .map(|_| network.copy_to(device));
+            let trainer = Trainer::new(network, &config.training, config.seed ^ 0xA5A5);
+            let window = ReplayWindow::new(&config.replay, config.seed ^ 0x5A5A);
+            (trainer, window, SplitMix64::new(config.seed), best, 0)
+        }
+    };
+
+    for iteration in first_iteration..config.iterations {
+        let previous = trainer.network().copy_to(device);
+
+        // 1–2. Self-play into the window.
+        let self_play_seed = seeds.next_u64();
+        let generation_began = Instant::now();
+        let player = best.as_ref().unwrap_or(trainer.network());
+        let generation = self_play
+            .generate(&run, player, iteration as u64, self_play_seed)
+            .map_err(|message| PipelineError::SelfPlay {
+                generation: iteration as u64,
+                message,
+            })?;
+        let seconds = generation_began.elapsed().as_secs_f64();
+        let positions = generation.samples.len() as u64;
+        window
+            .add_generation(iteration as u64, generation.samples)
+            .map_err(|e| PipelineError::SelfPlay {
+                generation: iteration as u64,
+                message: e.to_string(),
+            })?;
+        let self_play_metrics = SelfPlayMetrics {
+            games: generation.games,
+            positions,
+            seconds,
+            positions_per_second: positions as f64 / seconds.max(1e-9),
+            mean_game_length: generation.actions as f64 / generation.games.max(1) as f64,
+            window_positions: window.stored_positions() as u64,
+        };
+
+        // 3. SGD.
+        let training_began = Instant::now();
+        let mut steps = Vec::new();
+        if window.ready() {
+            for _ in 0..config.training.steps_per_iteration {
+                let Some(batch) = window.sample(config.training.batch_size) else {
+                    break;
+                };
+                steps.push(trainer.train_step(start, &batch));
+            }
+        }
+        let training = TrainingMetrics::from_steps(&steps, training_began.elapsed().as_secs_f64());
+
+        // 4. Checkpoints.
+        let state = trainer.training_state(&config.hash());
+        let network = trainer.network();
+        checkpoint::save(run.latest_checkpoint(), network, &state)?;
+        if (iteration + 1) % config.checkpoints.every == 0 {
+            checkpoint::save(run.iteration_checkpoint(iteration), network, &state)?;
+            prune_checkpoints(&run, iteration, config.checkpoints.keep);
+        }
+
+        // 5. Evaluation and gating.
+        let mut evaluations = Vec::new();
+        let mut accepted = None;
+        let evaluation = &config.evaluation;
+        if evaluation.every > 0 && (iteration + 1) % evaluation.every == 0 {
+            for opponent in &evaluation.opponents {
+                let loaded;
+                let opponent_network = match opponent {
+                    Opponent::Previous => Some(&previous),
+                    Opponent::Best => best.as_ref().or(Some(&previous)),
+                    Opponent::Checkpoint(path) => {
+                        loaded = checkpoint::load(path, spec, device)?.network;
+                        Some(&loaded)
+                    }
+                    _ => None,
+                };
+                let report = arena
+                    .play(
+                        network,
+                        opponent,
+                        opponent_network,
+                        evaluation.games,
+                        seeds.next_u64(),
+                    )
+                    .map_err(|message| PipelineError::Evaluation {
+                        opponent: opponent.to_string(),
+                        message,
+                    })?;
+                evaluations.push(EvaluationMetrics::new(&opponent.to_string(), &report));
+            }
+            if let (Some(gating), Some(champion)) = (&evaluation.gating, best.as_ref()) {
+                let games = gating.games.unwrap_or(evaluation.games);
+                let report = arena
+                    .play(
+                        network,
+                        &Opponent::Best,
+                        Some(champion),
+                        games,
+                        seeds.next_u64(),
+                    )
+                    .map_err(|message| PipelineError::Evaluation {
+                        opponent: "best (gating)".into(),
+                        message,
+                    })?;
+                let result = EvaluationMetrics::new("best (gating)", &report);
+                let wins = result.score >= gating.threshold;
+                evaluations.push(result);
+                if wins {
+                    best = Some(network.copy_to(device));
+                }
+                accepted = Some(wins);
+            }
+        }
+        if let Some(champion) = &best {
+            checkpoint::save(run.best_checkpoint(), champion, &Default::default())?;
+        }
+
+        // 6. Metrics, plots, then the commit point.
+        let record = IterationMetrics {
+            iteration,
+            step: trainer.step_count(),
+            elapsed_s: began.elapsed().as_secs_f64(),
+            self_play: self_play_metrics,
+            training,
+            evaluations,
+            accepted,
+        };
+        run.append_metrics(&record)?;
+        metrics.push(record);
+        run.plot(&metrics)?;
+        run.write_resume(&ResumeState {
+            iteration: iteration + 1,
+            step: trainer.step_count(),
+            checkpoint: relative(&run, &run.latest_checkpoint()),
+            best: best
+                .as_ref()
+                .map(|_| relative(&run, &run.best_checkpoint())),
+            replay: window.state(),
+            next_self_play_seed: seeds.state(),
+        })?;
+        progress(metrics.last().expect("just pushed"));
+    }
+    Ok(())
+}
+
+fn relative(run: &RunDir, path: &Path) -> PathBuf {
+    path.strip_prefix(run.root())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Deletes numbered checkpoints beyond the `keep` most recent (0 keeps all).
+fn prune_checkpoints(run: &RunDir, iteration: u32, keep: u32) {
+    if keep == 0 || iteration < keep {
+        return;
+    }
+    // Only the one that just fell out of the window: earlier ones were pruned before.
+    let stale = run.iteration_checkpoint(iteration - keep);
+    let paths = checkpoint::CheckpointPaths::new(&stale);
+    // Best effort: a checkpoint already gone (or never written) is not an error.
+    let _ = std::fs::remove_file(paths.sidecar);
+    let _ = std::fs::remove_file(paths.weights);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RunConfig;
+    use crate::stats::{EloEstimate, MatchResults};
+    use gipfzero_games::dvonn::Dvonn;
+    use std::collections::HashMap;
+
+    /// Self-play stand-in: random DVONN positions with random targets, by seed; "shards" are
+    /// kept in memory, keyed by generation.
+    struct FakeSelfPlay {
+        stored: HashMap<u64, SampleBatch>,
+    }
+
+    impl SelfPlay<Dvonn> for FakeSelfPlay {
+        fn generate(
+            &mut self,
+            _run: &RunDir,
+            _network: &Network,
+            generation: u64,
+            seed: u64,
+        ) -> Result<Generation, String> {
+            let start = Dvonn::new();
+            let mut rng = SplitMix64::new(seed);
+            let mut batch = SampleBatch::new(start.spec());
+            let mut legal = Vec::new();
+            let mut observation = vec![0.0; start.spec().observation_len()];
+            let mut position = start;
+            while batch.len() < 40 {
+                position.legal_actions(&mut legal);
+                if legal.is_empty() {
+                    position = start;
+                    continue;
+                }
+                position.encode(&mut observation);
+                batch.observations.extend_from_slice(&observation);
+                let mut mask = vec![0u8; start.spec().action_count];
+                for a in &legal {
+                    mask[a.index()] = 1;
+                }
+                batch
+                    .policy
+                    .extend(mask.iter().map(|&m| m as f32 / legal.len() as f32));
+                batch.legal_mask.extend(mask);
+                batch
+                    .outcome
+                    .push(if rng.below(2) == 0 { 1.0 } else { -1.0 });
+                batch.root_value.push(0.0);
+                batch.game_id.push(0);
+                batch.move_number.push(0);
+                batch.full_search.push(1);
+                position.apply(legal[rng.below(legal.len() as u64) as usize]);
+            }
+            self.stored.insert(generation, batch.clone());
+            Ok(Generation {
+                samples: batch,
+                games: 1,
+                actions: 40,
+            })
+        }
+
+        fn load(&mut self, _run: &RunDir, generation: u64) -> Result<SampleBatch, String> {
+            self.stored
+                .get(&generation)
+                .cloned()
+                .ok_or_else(|| "missing".to_string())
+        }
+    }
+
+    struct FakeArena {
+        played: Vec<String>,
+    }
+
+    impl Arena<Dvonn> for FakeArena {
+        fn play(
+            &mut self,
+            _network: &Network,
+            opponent: &Opponent,
+            opponent_network: Option<&Network>,
+            games: u32,
+            _seed: u64,
+        ) -> Result<MatchReport, String> {
+            assert_eq!(
+                opponent_network.is_some(),
+                matches!(
+                    opponent,
+                    Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_)
+                )
+            );
+            self.played.push(opponent.to_string());
+            Ok(MatchReport {
+                results: MatchResults {
+                    wins: games,
+                    draws: 0,
+                    losses: 0,
+                },
+                unfinished: 0,
+                elo: EloEstimate {
+                    elo: 100.0,
+                    lower: 50.0,
+                    upper: 150.0,
+                },
+                sprt: None,
+            })
+        }
+    }
+
+    fn config(dir: &Path, iterations: u32) -> RunConfig {
+        let mut config = RunConfig::from_yaml(
+            include_str!("../../configs/quick.yaml"),
+            "configs/quick.yaml",
+        )
+        .unwrap();
+        config.run_dir = dir.to_path_buf();
+        config.iterations = iterations;
+        config.evaluation.gating = Some(crate::config::GatingConfig {
+            threshold: 0.55,
+            games: Some(2),
+        });
+        config.evaluation.opponents = vec![Opponent::Random, Opponent::Previous, Opponent::Best];
+        config
+    }
+
+    fn weights(path: &Path) -> Vec<(String, Vec<f32>)> {
+        let loaded = checkpoint::load(path, Dvonn::new().spec(), tch::Device::Cpu).unwrap();
+        let mut vars: Vec<_> = loaded
+            .network
+            .var_store()
+            .variables()
+            .into_iter()
+            .map(|(name, t)| (name, Vec::<f32>::try_from(t.flatten(0, -1)).unwrap()))
+            .collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        vars
+    }
+
+    #[test]
+    fn interrupted_run_resumes_to_the_same_weights() {
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let base = std::env::temp_dir().join(format!("gipfzero-pipeline-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let start = Dvonn::new();
+
+        // Uninterrupted: three iterations.
+        let straight = base.join("straight");
+        let mut self_play = FakeSelfPlay {
+            stored: HashMap::new(),
+        };
+        let mut arena = FakeArena { played: Vec::new() };
+        let mut seen = Vec::new();
+        run(
+            &config(&straight, 3),
+            &start,
+            &mut self_play,
+            &mut arena,
+            |m| seen.push(m.clone()),
+        )
+        .unwrap();
+        assert_eq!(seen.len(), 3);
+        assert!(
+            seen.iter().all(|m| m.training.is_some()),
+            "the window was ready every time"
+        );
+        assert_eq!(seen[2].step, 12);
+        assert_eq!(seen[0].accepted, Some(true));
+        assert_eq!(
+            arena.played,
+            ["random", "previous", "best", "best"].repeat(3)
+        );
+        let run_dir = RunDir::new(&straight);
+        // (serde_json's float parsing may differ from the written value in the last bit.)
+        let read = read_metrics(&run_dir.metrics_path()).unwrap();
+        let key = |m: &IterationMetrics| (m.iteration, m.step, m.evaluations.len(), m.accepted);
+        assert_eq!(
+            read.iter().map(key).collect::<Vec<_>>(),
+            seen.iter().map(key).collect::<Vec<_>>()
+        );
+        let loss = |m: &IterationMetrics| m.training.as_ref().unwrap().loss;
+        assert!(read
+            .iter()
+            .zip(&seen)
+            .all(|(a, b)| (loss(a) - loss(b)).abs() < 1e-12));
+        assert!(run_dir.plots().join("learning.svg").exists());
+        assert!(run_dir
+            .iteration_checkpoint(2)
+            .with_extension("json")
+            .exists());
+
+        // Interrupted after two iterations, then resumed (a new process: fresh stand-ins
+        // that only know the stored generations).
+        let resumed = base.join("resumed");
+        let mut self_play = FakeSelfPlay {
+            stored: HashMap::new(),
+        };
+        let mut arena = FakeArena { played: Vec::new() };
+        let mut config_resumed = config(&resumed, 2);
+        run(&config_resumed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
+        config_resumed.iterations = 3;
+        let mut arena = FakeArena { played: Vec::new() };
+        run(&config_resumed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
+        assert_eq!(arena.played.len(), 4, "only the third iteration was played");
+        assert_eq!(
+            weights(&RunDir::new(&resumed).latest_checkpoint()),
+            weights(&run_dir.latest_checkpoint())
+        );
+        std::fs::remove_dir_all(&base).ok();
+    }
+}

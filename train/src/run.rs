@@ -1,0 +1,619 @@
+//! The run directory: everything a training run leaves on disk, and the metrics it reports.
+//!
+//! ```text
+//! RUN_DIR/
+//!   config.yaml          the fully resolved config the run started with
+//!   resume.json          counters to continue after a crash (written atomically)
+//!   metrics.jsonl        one JSON object per iteration, appended and fsync'd
+//!   checkpoints/         latest.{safetensors,json}, iter-NNNNNN.*, best.* (gating)
+//!   shards/              self-play shards, gen-NNNNNN-*.npz
+//!   plots/               learning.svg, elo.svg (redrawn after every iteration)
+//! ```
+//!
+//! Crash safety: `metrics.jsonl` is appended one whole line at a time and synced, so a
+//! crash loses at most the line being written; [`read_metrics`] ignores a torn last line.
+//! `resume.json` is replaced atomically ([`gipfzero_model::checkpoint::write_atomically`]).
+//! A restart trusts `resume.json` and the checkpoint it names; metrics lines of iterations
+//! after it (written before the crash, redone after) are superseded by the newer ones when
+//! read.
+//!
+//! Plots are SVG drawn by `plotters` without any font library: plotters' built-in text
+//! layout estimates glyph widths and the SVG carries the text as `<text>` elements, which
+//! the viewer renders with its own fonts. Tests check the labels are present.
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use gipfzero_model::checkpoint::write_atomically;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::config::RunConfig;
+use crate::replay::ReplayState;
+use crate::trainer::StepStats;
+
+/// Why the run directory could not be used.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("{path} holds a run with another configuration (config hash {found}, this config {expected}); use another run_dir or the same config")]
+    ConfigChanged {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("cannot draw {path}: {message}")]
+    Plot { path: PathBuf, message: String },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The paths of a run directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join("config.yaml")
+    }
+    pub fn resume_path(&self) -> PathBuf {
+        self.root.join("resume.json")
+    }
+    pub fn metrics_path(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+    pub fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+    pub fn shards(&self) -> PathBuf {
+        self.root.join("shards")
+    }
+    pub fn plots(&self) -> PathBuf {
+        self.root.join("plots")
+    }
+    /// The checkpoint name (without extension) written after `iteration`.
+    pub fn iteration_checkpoint(&self, iteration: u32) -> PathBuf {
+        self.checkpoints().join(format!("iter-{iteration:06}"))
+    }
+    pub fn latest_checkpoint(&self) -> PathBuf {
+        self.checkpoints().join("latest")
+    }
+    pub fn best_checkpoint(&self) -> PathBuf {
+        self.checkpoints().join("best")
+    }
+
+    /// Creates the directories and saves the resolved config, or — when the directory
+    /// already holds a run — checks that it was started with the same config (only
+    /// `iterations` may differ: a run can be extended) and returns its resume state (`None`
+    /// when it never finished an iteration).
+    pub fn open(&self, config: &RunConfig) -> Result<Option<ResumeState>, RunError> {
+        for dir in [
+            self.root.clone(),
+            self.checkpoints(),
+            self.shards(),
+            self.plots(),
+        ] {
+            fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        }
+        let config_path = self.config_path();
+        let yaml = config.to_yaml();
+        match fs::read_to_string(&config_path) {
+            Ok(saved) => {
+                let saved_config = RunConfig::from_yaml(&saved, &config_path.display().to_string())
+                    .map_err(|e| RunError::Invalid {
+                        path: config_path.clone(),
+                        message: e.to_string(),
+                    })?;
+                // Only the number of iterations may change: that extends (or shortens) a run.
+                let comparable = RunConfig {
+                    iterations: config.iterations,
+                    ..saved_config.clone()
+                };
+                if comparable != *config {
+                    return Err(RunError::ConfigChanged {
+                        path: config_path,
+                        found: saved_config.hash(),
+                        expected: config.hash(),
+                    });
+                }
+                if saved_config.iterations != config.iterations {
+                    write_atomically(&config_path, yaml.as_bytes())
+                        .map_err(io_error(&config_path))?;
+                }
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                write_atomically(&config_path, yaml.as_bytes()).map_err(io_error(&config_path))?;
+            }
+            Err(error) => return Err(io_error(&config_path)(error)),
+        }
+        self.read_resume()
+    }
+
+    /// The saved resume state, if any.
+    pub fn read_resume(&self) -> Result<Option<ResumeState>, RunError> {
+        let path = self.resume_path();
+        match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| RunError::Invalid {
+                    path,
+                    message: e.to_string(),
+                }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(io_error(&path)(error)),
+        }
+    }
+
+    /// Replaces the resume state atomically.
+    pub fn write_resume(&self, state: &ResumeState) -> Result<(), RunError> {
+        let path = self.resume_path();
+        let json = serde_json::to_vec_pretty(state).expect("resume state serialises");
+        write_atomically(&path, &json).map_err(io_error(&path))
+    }
+
+    /// Appends one iteration's metrics as a JSON line and syncs it to disk.
+    pub fn append_metrics(&self, metrics: &IterationMetrics) -> Result<(), RunError> {
+        let path = self.metrics_path();
+        let mut line = serde_json::to_string(metrics).expect("metrics serialise");
+        line.push('\n');
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.sync_data())
+            .map_err(io_error(&path))
+    }
+
+    /// Redraws `plots/learning.svg` and `plots/elo.svg` from the metrics so far.
+    pub fn plot(&self, metrics: &[IterationMetrics]) -> Result<(), RunError> {
+        plot_learning(metrics, &self.plots().join("learning.svg"))?;
+        plot_elo(metrics, &self.plots().join("elo.svg"))
+    }
+}
+
+/// What a restart needs besides the checkpoint and the shards (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumeState {
+    /// Iterations completed.
+    pub iteration: u32,
+    /// SGD steps taken.
+    pub step: u64,
+    /// The checkpoint holding the network and optimiser after `iteration` (relative to the
+    /// run directory).
+    pub checkpoint: PathBuf,
+    /// The gated champion, when gating is on.
+    pub best: Option<PathBuf>,
+    /// The replay window's counters and RNG ([`ReplayState`]).
+    pub replay: ReplayState,
+    /// Seed of the next self-play generation (drawn from the master seed's stream).
+    pub next_self_play_seed: u64,
+}
+
+/// The metrics of one iteration: one line of `metrics.jsonl`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IterationMetrics {
+    pub iteration: u32,
+    /// SGD steps taken by the end of the iteration.
+    pub step: u64,
+    /// Seconds since the run (this process) started.
+    pub elapsed_s: f64,
+    pub self_play: SelfPlayMetrics,
+    /// Means over the iteration's SGD steps; `None` when it did not train (window not ready).
+    pub training: Option<TrainingMetrics>,
+    pub evaluations: Vec<EvaluationMetrics>,
+    /// Whether the new network became the champion (gating runs only).
+    pub accepted: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlayMetrics {
+    pub games: u32,
+    pub positions: u64,
+    pub seconds: f64,
+    pub positions_per_second: f64,
+    /// Mean game length in actions.
+    pub mean_game_length: f64,
+    /// Positions in the replay window after adding this generation.
+    pub window_positions: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingMetrics {
+    pub steps: u32,
+    pub seconds: f64,
+    pub lr: f64,
+    pub loss: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub policy_entropy: f64,
+    pub value_accuracy: Option<f64>,
+}
+
+impl TrainingMetrics {
+    /// Means over `steps` (the learning rate of the last); `None` for no steps.
+    pub fn from_steps(steps: &[StepStats], seconds: f64) -> Option<TrainingMetrics> {
+        let last = steps.last()?;
+        let n = steps.len() as f64;
+        let mean = |f: fn(&StepStats) -> f64| steps.iter().map(f).sum::<f64>() / n;
+        let accuracies: Vec<f64> = steps.iter().filter_map(|s| s.value_accuracy).collect();
+        Some(TrainingMetrics {
+            steps: steps.len() as u32,
+            seconds,
+            lr: last.lr,
+            loss: mean(|s| s.loss),
+            policy_loss: mean(|s| s.policy_loss),
+            value_loss: mean(|s| s.value_loss),
+            policy_entropy: mean(|s| s.policy_entropy),
+            value_accuracy: (!accuracies.is_empty())
+                .then(|| accuracies.iter().sum::<f64>() / accuracies.len() as f64),
+        })
+    }
+}
+
+/// One evaluation match, from the trained network's point of view.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationMetrics {
+    pub opponent: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// (wins + draws/2) / games.
+    pub score: f64,
+    /// Elo difference and its confidence interval (`None` when infinite: all won or lost).
+    pub elo: Option<f64>,
+    pub elo_lower: Option<f64>,
+    pub elo_upper: Option<f64>,
+}
+
+impl EvaluationMetrics {
+    pub fn new(opponent: &str, report: &crate::evaluate::MatchReport) -> EvaluationMetrics {
+        let results = report.results;
+        let games = results.wins + results.draws + results.losses;
+        let finite = |x: f64| x.is_finite().then_some(x);
+        EvaluationMetrics {
+            opponent: opponent.to_string(),
+            wins: results.wins,
+            draws: results.draws,
+            losses: results.losses,
+            score: if games == 0 {
+                0.5
+            } else {
+                (results.wins as f64 + 0.5 * results.draws as f64) / games as f64
+            },
+            elo: finite(report.elo.elo),
+            elo_lower: finite(report.elo.lower),
+            elo_upper: finite(report.elo.upper),
+        }
+    }
+}
+
+/// Reads `metrics.jsonl`: one record per iteration, the latest line winning for an iteration
+/// written twice (before and after a restart), a torn last line ignored.
+pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(io_error(path)(error)),
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let complete = text.ends_with('\n');
+    let mut records: Vec<IterationMetrics> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<IterationMetrics>(line) {
+            Ok(record) => {
+                records.retain(|r| r.iteration < record.iteration);
+                records.push(record);
+            }
+            Err(_) if i + 1 == lines.len() && !complete => {}
+            Err(error) => {
+                return Err(RunError::Invalid {
+                    path: path.to_path_buf(),
+                    message: format!("line {}: {error}", i + 1),
+                })
+            }
+        }
+    }
+    Ok(records)
+}
+
+const SERIES_COLOURS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// One chart: named series of (x, y) points.
+fn line_chart(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
+    let points = series.iter().flat_map(|(_, p)| p.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 - x0 < 1e-9 {
+        x1 = x0 + 1.0;
+    }
+    let pad = ((y1 - y0) * 0.05).max(1e-3);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let colour = SERIES_COLOURS[i % SERIES_COLOURS.len()];
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                colour.stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+            });
+    }
+    if !series.is_empty() {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Losses, policy entropy and value accuracy by iteration.
+pub fn plot_learning(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
+    let series = |f: fn(&TrainingMetrics) -> Option<f64>| -> Vec<(f64, f64)> {
+        metrics
+            .iter()
+            .filter_map(|m| {
+                m.training
+                    .as_ref()
+                    .and_then(f)
+                    .map(|y| (m.iteration as f64, y))
+            })
+            .filter(|(_, y)| y.is_finite())
+            .collect()
+    };
+    let losses = vec![
+        ("loss".to_string(), series(|t| Some(t.loss))),
+        ("policy".to_string(), series(|t| Some(t.policy_loss))),
+        ("value".to_string(), series(|t| Some(t.value_loss))),
+    ];
+    let other = vec![
+        (
+            "policy entropy".to_string(),
+            series(|t| Some(t.policy_entropy)),
+        ),
+        (
+            "value sign accuracy".to_string(),
+            series(|t| t.value_accuracy),
+        ),
+    ];
+    let draw = || -> Result<(), String> {
+        let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (top, bottom) = root.split_vertically(380);
+        line_chart(&top, "Training losses", "iteration", &losses)?;
+        line_chart(
+            &bottom,
+            "Policy entropy and value accuracy",
+            "iteration",
+            &other,
+        )?;
+        root.present().map_err(|e| e.to_string())
+    };
+    draw().map_err(|message| RunError::Plot {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+/// Elo against each evaluation opponent by iteration (finite estimates only).
+pub fn plot_elo(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for m in metrics {
+        for e in &m.evaluations {
+            let Some(elo) = e.elo else { continue };
+            let point = (m.iteration as f64, elo);
+            match series.iter_mut().find(|(name, _)| *name == e.opponent) {
+                Some((_, points)) => points.push(point),
+                None => series.push((e.opponent.clone(), vec![point])),
+            }
+        }
+    }
+    let draw = || -> Result<(), String> {
+        let root = SVGBackend::new(path, (900, 400)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        line_chart(
+            &root,
+            "Elo against evaluation opponents",
+            "iteration",
+            &series,
+        )?;
+        root.present().map_err(|e| e.to_string())
+    };
+    draw().map_err(|message| RunError::Plot {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+/// A file in the run directory for `path`, relative when it is inside the run directory.
+pub fn relative_to(run: &RunDir, path: &Path) -> PathBuf {
+    path.strip_prefix(run.root())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gipfzero-run-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn metrics(iteration: u32) -> IterationMetrics {
+        IterationMetrics {
+            iteration,
+            step: iteration as u64 * 10,
+            elapsed_s: iteration as f64,
+            self_play: SelfPlayMetrics {
+                games: 4,
+                positions: 100,
+                ..Default::default()
+            },
+            training: Some(TrainingMetrics {
+                steps: 10,
+                loss: 3.0 - iteration as f64 * 0.1,
+                policy_loss: 2.0,
+                value_loss: 1.0 - iteration as f64 * 0.1,
+                policy_entropy: 1.5,
+                value_accuracy: Some(0.6),
+                ..Default::default()
+            }),
+            evaluations: vec![EvaluationMetrics {
+                opponent: "rollout:200".into(),
+                wins: iteration,
+                draws: 0,
+                losses: 1,
+                score: 0.5,
+                elo: Some(iteration as f64 * 50.0 - 100.0),
+                elo_lower: None,
+                elo_upper: None,
+            }],
+            accepted: None,
+        }
+    }
+
+    #[test]
+    fn metrics_append_and_read_back() {
+        let dir = temp_dir("metrics");
+        let run = RunDir::new(&dir);
+        run.open(&RunConfig::embedded_default()).unwrap();
+        for i in 0..3 {
+            run.append_metrics(&metrics(i)).unwrap();
+        }
+        // A restart after iteration 1 redoes iteration 2, then a crash tears a line.
+        run.append_metrics(&IterationMetrics {
+            elapsed_s: 99.0,
+            ..metrics(2)
+        })
+        .unwrap();
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(run.metrics_path())
+            .unwrap();
+        file.write_all(b"{\"iteration\": 3, \"st").unwrap();
+        drop(file);
+        let read = read_metrics(&run.metrics_path()).unwrap();
+        assert_eq!(read.len(), 3);
+        assert_eq!(read[2].elapsed_s, 99.0);
+        assert_eq!(read[1], metrics(1));
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn resume_state_round_trips_and_config_is_checked() {
+        let dir = temp_dir("resume");
+        let run = RunDir::new(&dir);
+        let config = RunConfig::embedded_default();
+        assert_eq!(run.open(&config).unwrap(), None);
+        let saved = RunConfig::load(&run.config_path()).unwrap();
+        assert_eq!(saved, config);
+        let state = ResumeState {
+            iteration: 3,
+            step: 180,
+            checkpoint: PathBuf::from("checkpoints/latest"),
+            best: None,
+            replay: ReplayState {
+                rng_state: 42,
+                generations: Vec::new(),
+            },
+            next_self_play_seed: 7,
+        };
+        run.write_resume(&state).unwrap();
+        assert_eq!(run.open(&config).unwrap(), Some(state));
+        let mut other = config.clone();
+        other.seed += 1;
+        assert!(matches!(
+            run.open(&other),
+            Err(RunError::ConfigChanged { .. })
+        ));
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn plots_are_svg_with_their_labels() {
+        let dir = temp_dir("plots");
+        let run = RunDir::new(&dir);
+        run.open(&RunConfig::embedded_default()).unwrap();
+        let records: Vec<_> = (0..5).map(metrics).collect();
+        run.plot(&records).unwrap();
+        let learning = fs::read_to_string(run.plots().join("learning.svg")).unwrap();
+        assert!(
+            learning.starts_with("<svg"),
+            "{}",
+            &learning[..60.min(learning.len())]
+        );
+        for label in [
+            "Training losses",
+            "policy entropy",
+            "value sign accuracy",
+            "iteration",
+        ] {
+            assert!(learning.contains(label), "{label} missing");
+        }
+        assert!(learning.contains("<polyline"), "no curves drawn");
+        let elo = fs::read_to_string(run.plots().join("elo.svg")).unwrap();
+        assert!(elo.contains("rollout:200"));
+        // No data yet is still a (blank) chart, not an error.
+        run.plot(&[]).unwrap();
+        fs::remove_dir_all(&dir).ok();
+    }
+}
