@@ -34,9 +34,12 @@ pub trait AgentSource {
     /// `greedy` do not).
     fn searches(&self) -> bool;
 
-    /// An agent that runs `simulations` per search decision (`None`: its own setting).
+    /// An agent for games of `position`'s game and variant (a checkpoint reads the
+    /// variant's spec from it) that runs `simulations` per search decision (`None`: its own
+    /// setting).
     fn agent<G: Game>(
         &self,
+        position: &G,
         simulations: Option<u32>,
         seed: u64,
     ) -> Result<Box<dyn Agent<G>>, String>;
@@ -100,6 +103,7 @@ impl AgentSource for Baseline {
 
     fn agent<G: Game>(
         &self,
+        _position: &G,
         simulations: Option<u32>,
         seed: u64,
     ) -> Result<Box<dyn Agent<G>>, String> {
@@ -169,7 +173,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         {
             let agent = self
                 .source
-                .agent::<G>(simulations, self.seed)
+                .agent::<G>(position, simulations, self.seed)
                 .map_err(ThinkError::Agent)?;
             self.agent = Some((simulations, agent));
         }
@@ -252,17 +256,17 @@ mod tests {
         let rollout = Baseline::new("rollout:50").unwrap();
         assert!(rollout.searches() && !Baseline::new("greedy").unwrap().searches());
         assert_eq!(
-            rollout.agent::<Dvonn>(Some(7), 1).unwrap().name(),
+            rollout.agent(&Dvonn::new(), Some(7), 1).unwrap().name(),
             "rollout:7"
         );
         assert_eq!(
-            rollout.agent::<Dvonn>(None, 1).unwrap().name(),
+            rollout.agent(&Dvonn::new(), None, 1).unwrap().name(),
             "rollout:50"
         );
         assert_eq!(
             Baseline::new("greedy")
                 .unwrap()
-                .agent::<Dvonn>(Some(7), 1)
+                .agent(&Dvonn::new(), Some(7), 1)
                 .unwrap()
                 .name(),
             "greedy"

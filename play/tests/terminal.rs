@@ -119,14 +119,8 @@ fn hints_list_legal_turns_with_their_shares() {
 fn two_agents_play_a_whole_game_and_the_record_replays() {
     for (first, second) in [("greedy", "random"), ("random", "rollout:5")] {
         let start = Lyngk::from_seed(9);
-        let seats = [first, second].map(|spec| {
-            Seat::Agent(
-                Baseline::new(spec)
-                    .unwrap()
-                    .agent::<Lyngk>(None, 3)
-                    .unwrap(),
-            )
-        });
+        let seats = [first, second]
+            .map(|spec| Seat::Agent(Baseline::new(spec).unwrap().agent(&start, None, 3).unwrap()));
         let (played, output) = run(&start, seats, None, "");
         assert_eq!(played.ending, Ending::Over);
         assert!(output.contains(&format!("Game over: {}", played.position.result_text())));

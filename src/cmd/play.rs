@@ -73,7 +73,7 @@ impl GameVisitor for Play<'_> {
                 None => Seat::Human,
                 Some(source) => Seat::Agent(
                     source
-                        .agent::<G>(None, seed.wrapping_add(i as u64))
+                        .agent(&start, None, seed.wrapping_add(i as u64))
                         .map_err(anyhow::Error::msg)?,
                 ),
             });
