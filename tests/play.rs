@@ -91,3 +91,22 @@ fn render_writes_svg_and_html() {
     let bad = gipfzero(&["render", "dvonn", "--moves", "e3 e3"], "");
     assert_eq!(bad.status.code(), Some(2), "a refused record");
 }
+
+#[test]
+fn a_missing_checkpoint_is_an_error_line_not_a_crash() {
+    let output = gipfzero(
+        &["engine", "--agent", "checkpoint:/nonexistent/net"],
+        "newgame dvonn\ngo\nplay e3\nquit\n",
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let replies: Vec<String> = text(&output.stdout).lines().map(str::to_string).collect();
+    assert_eq!(replies[0], "ok newgame dvonn dvonn");
+    assert!(
+        replies[1].starts_with("error cannot build the agent: checkpoint /nonexistent/net"),
+        "{}",
+        replies[1]
+    );
+    assert_eq!(replies[2..], ["ok e3", "bye"]);
+    let bad = gipfzero(&["play", "dvonn", "--second", "checkpoint:"], "");
+    assert!(!bad.status.success());
+}

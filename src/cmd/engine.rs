@@ -7,11 +7,12 @@ use anyhow::Context;
 use clap::Args;
 use gipfzero_play::codecup::{run_codecup, CODECUP_GAME_TIME};
 use gipfzero_play::engine::run_engine;
-use gipfzero_play::Baseline;
+
+use super::agents::AgentChoice;
 
 #[derive(Args, Debug)]
 pub struct EngineArgs {
-    /// The agent that answers `go`: random, greedy or rollout:<simulations>.
+    /// The agent that answers `go`: random, greedy, rollout:<simulations> or checkpoint:<path>.
     #[arg(long, default_value = "rollout:400")]
     pub agent: String,
     /// Seed of the agent and of the hints.
@@ -26,7 +27,8 @@ pub struct EngineArgs {
 }
 
 pub fn run(args: EngineArgs) -> anyhow::Result<()> {
-    let source = Baseline::new(&args.agent).with_context(|| format!("agent {:?}", args.agent))?;
+    let source =
+        AgentChoice::parse(&args.agent).with_context(|| format!("agent {:?}", args.agent))?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut output = std::io::stdout().lock();

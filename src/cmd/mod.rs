@@ -1,4 +1,5 @@
 //! One module per subcommand.
+pub mod agents;
 pub mod bench;
 pub mod engine;
 pub mod evaluate;

@@ -7,11 +7,13 @@ use gipfzero_games::Game;
 use gipfzero_play::terminal::{self, Hinter, Options, Seat};
 use gipfzero_play::{AgentSource, Baseline};
 
+use super::agents::AgentChoice;
+
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// zertz, dvonn or lyngk.
     pub game: GameName,
-    /// Who plays first: human, random, greedy or rollout:<simulations>.
+    /// Who plays first: human, random, greedy, rollout:<simulations> or checkpoint:<path>.
     #[arg(long, default_value = "human")]
     pub first: String,
     /// Who plays second, likewise.
@@ -42,7 +44,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         if spec == "human" {
             Ok(None)
         } else {
-            Baseline::new(spec)
+            AgentChoice::parse(spec)
                 .map(Some)
                 .with_context(|| format!("agent {spec:?}"))
         }
@@ -60,7 +62,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
 
 struct Play<'a> {
     args: &'a PlayArgs,
-    seats: [Option<Baseline>; 2],
+    seats: [Option<AgentChoice>; 2],
 }
 
 impl GameVisitor for Play<'_> {
@@ -79,7 +81,17 @@ impl GameVisitor for Play<'_> {
             });
         }
         let seats: [Seat<G>; 2] = seats.try_into().map_err(|_| anyhow::anyhow!("two seats"))?;
-        let hint_source = Baseline::new("rollout:1").expect("a valid spec");
+        // Hints come from the agent's own search (a checkpoint's network), or from plain UCT
+        // when no seat has one.
+        let hint_source = self
+            .seats
+            .iter()
+            .flatten()
+            .find(|choice| matches!(choice, AgentChoice::Checkpoint(_)))
+            .cloned()
+            .unwrap_or_else(|| {
+                AgentChoice::Baseline(Baseline::new("rollout:1").expect("a valid spec"))
+            });
         let simulations = self.args.hint_simulations;
         let hinter: Hinter<'_, G> =
             Box::new(move |position: &G| hint_source.hints(position, simulations, seed));

@@ -8,8 +8,9 @@ use clap::Args;
 use gipfzero_games::record;
 use gipfzero_games::registry::{AnyGame, GameSetting};
 use gipfzero_games::render::{render_html, render_svg, Drawable};
-use gipfzero_play::{AgentSource, Baseline};
+use gipfzero_play::AgentSource;
 
+use super::agents::AgentChoice;
 use super::rules::{located, read_record, PositionArgs};
 
 #[derive(Args, Debug)]
@@ -23,7 +24,7 @@ pub struct RenderArgs {
     #[arg(long)]
     pub html: bool,
     /// Draw this agent's move probabilities over the position (visit shares of its search;
-    /// random, greedy or rollout:<simulations>).
+    /// random, greedy, rollout:<simulations> or checkpoint:<path>).
     #[arg(long)]
     pub overlay: Option<String>,
     /// Simulations of the overlay's search.
@@ -74,7 +75,7 @@ fn draw<G: Drawable>(args: &RenderArgs, start: G) -> anyhow::Result<String> {
     let overlay = match &args.overlay {
         None => Vec::new(),
         Some(spec) => {
-            let source = Baseline::new(spec).with_context(|| format!("agent {spec:?}"))?;
+            let source = AgentChoice::parse(spec).with_context(|| format!("agent {spec:?}"))?;
             let seed = args.position.seed.unwrap_or(0);
             source
                 .hints(&game.position, args.overlay_simulations, seed)
