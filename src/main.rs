@@ -39,6 +39,12 @@ enum Command {
     Bench(cmd::bench::BenchCommand),
     /// Run (or resume) a training run described by a YAML config.
     Train(cmd::train::TrainArgs),
+    /// A game in the terminal: you against an agent, or agents against each other.
+    Play(cmd::play::PlayArgs),
+    /// Talks to other programs over stdin/stdout (docs/ENGINE.md; --codecup for DVONN).
+    Engine(cmd::engine::EngineArgs),
+    /// Draws a position as SVG, or a whole game as an HTML page.
+    Render(cmd::render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +67,9 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Bench(command) => cmd::bench::run(command),
         Command::Train(args) => cmd::train::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Engine(args) => cmd::engine::run(args),
+        Command::Render(args) => cmd::render::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

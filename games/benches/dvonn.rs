@@ -13,7 +13,7 @@ fn mean_actions_per_game() -> u64 {
     let mut buffer = Vec::new();
     let games = 2000;
     let total: u64 = (0..games).map(|_| random_playout(&mut Dvonn::new(), &mut rng, &mut buffer).actions).sum();
-    (total / games) as u64
+    total / games
 }
 
 /// A phase-2 position: a random full board and 10 random moves.

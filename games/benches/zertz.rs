@@ -11,7 +11,7 @@ fn actions_per_playouts(variant: Variant, games: u64) -> u64 {
     let mut rng = SplitMix64::new(1);
     let mut buffer = Vec::new();
     (0..games)
-        .map(|_| record::random_playout(&mut start.clone(), &mut rng, &mut buffer) as u64)
+        .map(|_| record::random_playout(&mut start.clone(), &mut rng, &mut buffer).actions)
         .sum()
 }
 

@@ -11,6 +11,7 @@ pub mod lyngk;
 pub mod record;
 pub mod registry;
 pub mod rng;
+pub mod render;
 pub mod symmetry;
 pub mod zertz;
 

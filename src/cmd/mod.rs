@@ -1,7 +1,11 @@
 //! One module per subcommand.
+pub mod agents;
 pub mod bench;
+pub mod engine;
 pub mod evaluate;
 pub mod info;
+pub mod play;
+pub mod render;
 pub mod rules;
 pub mod selfplay;
 pub mod train;

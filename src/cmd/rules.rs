@@ -153,13 +153,13 @@ pub fn describe<G: Game>(position: &G) -> String {
 }
 
 /// Adds the record's file and line to a refused turn.
-fn located(error: gipfzero_games::RecordError, file: &Path) -> anyhow::Error {
+pub(crate) fn located(error: gipfzero_games::RecordError, file: &Path) -> anyhow::Error {
     let line = error.line;
     let name = if file.as_os_str() == "-" { "<stdin>".into() } else { file.display().to_string() };
     anyhow::Error::new(error).context(format!("{name}:{line}"))
 }
 
-fn read_record(file: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_record(file: &Path) -> anyhow::Result<String> {
     if file.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).context("reading the record from stdin")?;

@@ -1,0 +1,22 @@
+//! Playing, seeing and talking to other engines, for any of the games.
+//!
+//! Everything here reads from a [`std::io::BufRead`] and writes to a [`std::io::Write`], so
+//! the command line wires it to the terminal and the tests drive it with strings:
+//! - [`terminal`]: a game in the terminal, people against agents or agents against each other,
+//!   with `help`, `undo`, `hint` and a clear answer to any bad input.
+//! - [`engine`]: gipfzero's own line protocol (documented in `docs/ENGINE.md`), so that other
+//!   programs can set up games, send turns and ask for replies.
+//! - [`codecup`]: the CodeCup 2011 DVONN competition protocol.
+//! - [`think`]: thinking budgets (simulations or time) and where agents come from;
+//!   [`hint`]: turns with the share of the search's visits they received.
+//!
+//! The crate is generic over [`gipfzero_games::Game`] and [`gipfzero_mcts::Agent`]; it knows
+//! nothing of networks, so a checkpoint plugs in through [`think::AgentSource`].
+pub mod codecup;
+pub mod engine;
+pub mod hint;
+pub mod terminal;
+pub mod think;
+
+pub use hint::turn_shares;
+pub use think::{AgentSource, Baseline, Budget, GameClock, ThinkError, Thinker};

@@ -1,0 +1,304 @@
+//! Agents with a thinking budget: simulations, or wall-clock time turned into simulations.
+//!
+//! Why simulations stand in for time: the search is driven by a simulation count, and a
+//! search stopped half way would have no result. A [`Thinker`] measures how many simulations
+//! per second its agent manages on this machine and this game (it keeps a running estimate,
+//! the first turn being a small probe) and sizes each search to fit the time it is given. A
+//! [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
+use std::time::{Duration, Instant};
+
+use gipfzero_games::Game;
+use gipfzero_mcts::{
+    parse_agent, Agent, AgentError, AgentSpecError, RolloutEvaluator, RootPolicy, SearchConfig,
+};
+
+use crate::hint::turn_shares;
+
+/// How much one turn may think.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Budget {
+    /// The agent's own setting.
+    Default,
+    /// Simulations per search decision.
+    Simulations(u32),
+    /// Wall-clock time for the whole turn.
+    Time(Duration),
+}
+
+/// Builds agents of one kind (a baseline, a checkpoint) for whichever game is being played.
+pub trait AgentSource {
+    /// The name shown to people (`rollout:200`, a checkpoint's file name).
+    fn name(&self) -> String;
+
+    /// Whether the agent searches, so that a budget changes how it plays (`random` and
+    /// `greedy` do not).
+    fn searches(&self) -> bool;
+
+    /// An agent for games of `position`'s game and variant (a checkpoint reads the
+    /// variant's spec from it) that runs `simulations` per search decision (`None`: its own
+    /// setting).
+    fn agent<G: Game>(
+        &self,
+        position: &G,
+        simulations: Option<u32>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, String>;
+
+    /// The turns the agent's search prefers in `position`, with their visit shares, best
+    /// first. Sources without a search of their own answer with plain UCT and random playouts.
+    fn hints<G: Game>(
+        &self,
+        position: &G,
+        simulations: u32,
+        seed: u64,
+    ) -> Result<Vec<(G::Turn, f32)>, String> {
+        let config = SearchConfig {
+            reuse_tree: false,
+            ..SearchConfig::evaluation(
+                simulations.max(1),
+                RootPolicy::Ucb1 {
+                    exploration: std::f32::consts::SQRT_2,
+                },
+            )
+        };
+        turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Simulations a hint runs when neither the user nor the agent says otherwise.
+pub const DEFAULT_HINT_SIMULATIONS: u32 = 400;
+
+/// The baseline agents by their spec: `random`, `greedy`, `rollout:<simulations>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Baseline {
+    spec: String,
+}
+
+impl Baseline {
+    /// Checks the spec (it reads the same for every game, so one game stands in for all).
+    pub fn new(spec: &str) -> Result<Baseline, AgentSpecError> {
+        parse_agent::<gipfzero_games::dvonn::Dvonn>(spec, 0)?;
+        Ok(Baseline {
+            spec: spec.trim().to_string(),
+        })
+    }
+
+    /// The simulations of a `rollout:<n>` spec.
+    fn rollout_simulations(&self) -> Option<u32> {
+        self.spec
+            .strip_prefix("rollout:")
+            .and_then(|n| n.parse().ok())
+    }
+}
+
+impl AgentSource for Baseline {
+    fn name(&self) -> String {
+        self.spec.clone()
+    }
+
+    fn searches(&self) -> bool {
+        self.rollout_simulations().is_some()
+    }
+
+    fn agent<G: Game>(
+        &self,
+        _position: &G,
+        simulations: Option<u32>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, String> {
+        let spec = match (simulations, self.searches()) {
+            (Some(n), true) => format!("rollout:{n}"),
+            _ => self.spec.clone(),
+        };
+        parse_agent::<G>(&spec, seed).map_err(|e| e.to_string())
+    }
+}
+
+/// Simulations of the first timed turn, which measures the speed.
+const PROBE_SIMULATIONS: u32 = 16;
+/// Bounds of a timed search.
+const MIN_SIMULATIONS: u32 = 2;
+const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
+
+/// An agent source with the agent it last built and a measured speed, choosing turns under a
+/// [`Budget`]. The agent is rebuilt whenever the simulation setting changes (under a time
+/// budget, nearly every turn), so a search agent then starts each turn with a fresh tree.
+pub struct Thinker<G: Game, S> {
+    source: S,
+    seed: u64,
+    /// The agent and the simulation setting it was built with.
+    agent: Option<(Option<u32>, Box<dyn Agent<G>>)>,
+    /// Simulations per second of a whole turn (a turn may hold several decisions), as a
+    /// running mean of the timed turns.
+    rate: Option<f64>,
+}
+
+impl<G: Game, S: AgentSource> Thinker<G, S> {
+    pub fn new(source: S, seed: u64) -> Self {
+        Thinker {
+            source,
+            seed,
+            agent: None,
+            rate: None,
+        }
+    }
+
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The simulation setting for `budget`.
+    fn simulations(&self, budget: Budget) -> Option<u32> {
+        match budget {
+            Budget::Default => None,
+            Budget::Simulations(n) => Some(n.max(1)),
+            Budget::Time(time) if self.source.searches() => Some(match self.rate {
+                None => PROBE_SIMULATIONS,
+                Some(rate) => (rate * time.as_secs_f64())
+                    .clamp(MIN_SIMULATIONS as f64, MAX_TIMED_SIMULATIONS as f64)
+                    as u32,
+            }),
+            Budget::Time(_) => None,
+        }
+    }
+
+    /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
+    pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+        let simulations = self.simulations(budget);
+        if self
+            .agent
+            .as_ref()
+            .is_none_or(|(built, _)| *built != simulations)
+        {
+            let agent = self
+                .source
+                .agent::<G>(position, simulations, self.seed)
+                .map_err(ThinkError::Agent)?;
+            self.agent = Some((simulations, agent));
+        }
+        let (_, agent) = self.agent.as_mut().expect("built above");
+        let started = Instant::now();
+        let turn = agent.choose_turn(position)?;
+        if let (Budget::Time(_), Some(n)) = (budget, simulations) {
+            let seconds = started.elapsed().as_secs_f64().max(1e-4);
+            let measured = n as f64 / seconds;
+            self.rate = Some(self.rate.map_or(measured, |old| 0.5 * old + 0.5 * measured));
+        }
+        Ok(turn)
+    }
+
+    /// Starts a new game: the agent forgets its tree.
+    pub fn new_game(&mut self) {
+        if let Some((_, agent)) = &mut self.agent {
+            agent.new_game();
+        }
+    }
+}
+
+/// Why a thinker could not choose a turn.
+#[derive(Debug, thiserror::Error)]
+pub enum ThinkError {
+    #[error("cannot build the agent: {0}")]
+    Agent(String),
+    #[error(transparent)]
+    Choose(#[from] AgentError),
+}
+
+/// A whole game's thinking time, shared out over the turns still to come.
+#[derive(Clone, Debug)]
+pub struct GameClock {
+    total: Duration,
+    used: Duration,
+}
+
+/// Part of a game's time kept back for reading, writing and the process itself.
+const RESERVE: f64 = 0.15;
+
+impl GameClock {
+    pub fn new(total: Duration) -> Self {
+        GameClock {
+            total,
+            used: Duration::ZERO,
+        }
+    }
+
+    /// Time still available, the reserve excluded.
+    pub fn left(&self) -> Duration {
+        self.total.mul_f64(1.0 - RESERVE).saturating_sub(self.used)
+    }
+
+    /// The budget of the next turn when about `turns_left` own turns remain.
+    pub fn budget(&self, turns_left: u32) -> Budget {
+        Budget::Time(self.left() / turns_left.max(1))
+    }
+
+    /// Books time spent thinking.
+    pub fn spend(&mut self, time: Duration) {
+        self.used += time;
+    }
+
+    pub fn used(&self) -> Duration {
+        self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gipfzero_games::dvonn::Dvonn;
+
+    #[test]
+    fn baseline_specs_are_checked_and_budgets_resize_rollouts() {
+        assert!(Baseline::new("random").is_ok());
+        assert!(Baseline::new("rollout:0").is_err());
+        assert!(Baseline::new("alphazero").is_err());
+        let rollout = Baseline::new("rollout:50").unwrap();
+        assert!(rollout.searches() && !Baseline::new("greedy").unwrap().searches());
+        assert_eq!(
+            rollout.agent(&Dvonn::new(), Some(7), 1).unwrap().name(),
+            "rollout:7"
+        );
+        assert_eq!(
+            rollout.agent(&Dvonn::new(), None, 1).unwrap().name(),
+            "rollout:50"
+        );
+        assert_eq!(
+            Baseline::new("greedy")
+                .unwrap()
+                .agent(&Dvonn::new(), Some(7), 1)
+                .unwrap()
+                .name(),
+            "greedy"
+        );
+    }
+
+    #[test]
+    fn a_timed_thinker_probes_then_sizes_its_searches() {
+        let mut thinker: Thinker<Dvonn, _> = Thinker::new(Baseline::new("rollout:10").unwrap(), 3);
+        let budget = Budget::Time(Duration::from_millis(30));
+        assert_eq!(thinker.simulations(budget), Some(PROBE_SIMULATIONS));
+        let position = Dvonn::new();
+        thinker.choose(&position, budget).unwrap();
+        let rate = thinker.rate.expect("measured");
+        assert!(rate > 0.0);
+        let sized = thinker.simulations(budget).unwrap();
+        assert_eq!(
+            sized,
+            ((rate * 0.03) as u32).clamp(MIN_SIMULATIONS, MAX_TIMED_SIMULATIONS)
+        );
+        assert_eq!(thinker.simulations(Budget::Simulations(0)), Some(1));
+        assert_eq!(thinker.simulations(Budget::Default), None);
+    }
+
+    #[test]
+    fn the_clock_shares_out_what_is_left() {
+        let mut clock = GameClock::new(Duration::from_secs(10));
+        assert_eq!(clock.left(), Duration::from_millis(8500));
+        assert_eq!(clock.budget(10), Budget::Time(Duration::from_millis(850)));
+        clock.spend(Duration::from_secs(8));
+        assert_eq!(clock.budget(0), Budget::Time(Duration::from_millis(500)));
+        clock.spend(Duration::from_secs(8));
+        assert_eq!(clock.left(), Duration::ZERO);
+    }
+}

@@ -1,0 +1,133 @@
+//! Where the command line's agents come from: a baseline spec (`random`, `greedy`,
+//! `rollout:<simulations>`) or a network checkpoint (`checkpoint:<path>`), searched with PUCT.
+//! Both are [`AgentSource`]s, so `play`, `engine` and `render` take either.
+use std::path::PathBuf;
+
+use gipfzero_games::Game;
+use gipfzero_mcts::{Agent, AgentError, MctsAgent, RootPolicy, SearchConfig};
+use gipfzero_model::{checkpoint, DeviceChoice, InferenceServer, NetworkEvaluator, ServerConfig};
+use gipfzero_play::{turn_shares, AgentSource, Baseline};
+
+/// Simulations of a checkpoint's search when no budget says otherwise.
+pub const CHECKPOINT_SIMULATIONS: u32 = 400;
+
+/// An agent spec from the command line.
+#[derive(Clone, Debug)]
+pub enum AgentChoice {
+    Baseline(Baseline),
+    Checkpoint(PathBuf),
+}
+
+impl AgentChoice {
+    /// Reads `checkpoint:<path>` or a baseline spec.
+    pub fn parse(spec: &str) -> anyhow::Result<AgentChoice> {
+        match spec.strip_prefix("checkpoint:") {
+            Some(path) if !path.is_empty() => Ok(AgentChoice::Checkpoint(PathBuf::from(path))),
+            Some(_) => {
+                anyhow::bail!("checkpoint: needs a path, e.g. checkpoint:runs/a/checkpoints/000010")
+            }
+            None => {
+                Ok(AgentChoice::Baseline(Baseline::new(spec).map_err(|e| {
+                    anyhow::anyhow!("{e} (or checkpoint:<path>)")
+                })?))
+            }
+        }
+    }
+
+    /// The checkpoint's network behind an inference server, as the search's evaluator.
+    fn network<G: Game>(
+        path: &PathBuf,
+        position: &G,
+    ) -> Result<(NetworkEvaluator, InferenceServer), String> {
+        let spec = position.spec();
+        let loaded = checkpoint::load(path, spec, DeviceChoice::Auto.resolve())
+            .map_err(|e| format!("checkpoint {}: {e}", path.display()))?;
+        let config = ServerConfig {
+            device: DeviceChoice::Auto,
+            max_wait: std::time::Duration::ZERO,
+            ..ServerConfig::default()
+        };
+        let server = InferenceServer::spawn(&loaded.network, config).map_err(|e| e.to_string())?;
+        let evaluator = NetworkEvaluator::new(server.handle(), spec).map_err(|e| e.to_string())?;
+        Ok((evaluator, server))
+    }
+}
+
+/// A search agent over a network, owning the server its evaluator talks to.
+struct NetworkAgent<G: Game> {
+    agent: MctsAgent<G, NetworkEvaluator>,
+    _server: InferenceServer,
+}
+
+impl<G: Game> Agent<G> for NetworkAgent<G> {
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+
+    fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
+        self.agent.choose_turn(position)
+    }
+
+    fn new_game(&mut self) {
+        self.agent.new_game()
+    }
+}
+
+impl AgentSource for AgentChoice {
+    fn name(&self) -> String {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.name(),
+            AgentChoice::Checkpoint(path) => format!("checkpoint:{}", path.display()),
+        }
+    }
+
+    fn searches(&self) -> bool {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.searches(),
+            AgentChoice::Checkpoint(_) => true,
+        }
+    }
+
+    fn agent<G: Game>(
+        &self,
+        position: &G,
+        simulations: Option<u32>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, String> {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.agent(position, simulations, seed),
+            AgentChoice::Checkpoint(path) => {
+                let (evaluator, server) = Self::network(path, position)?;
+                let config = SearchConfig::evaluation(
+                    simulations.unwrap_or(CHECKPOINT_SIMULATIONS),
+                    RootPolicy::Puct,
+                );
+                let agent = MctsAgent::new(self.name(), evaluator, config, seed)
+                    .map_err(|e| e.to_string())?;
+                Ok(Box::new(NetworkAgent {
+                    agent,
+                    _server: server,
+                }))
+            }
+        }
+    }
+
+    fn hints<G: Game>(
+        &self,
+        position: &G,
+        simulations: u32,
+        seed: u64,
+    ) -> Result<Vec<(G::Turn, f32)>, String> {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.hints(position, simulations, seed),
+            AgentChoice::Checkpoint(path) => {
+                let (evaluator, _server) = Self::network(path, position)?;
+                let config = SearchConfig {
+                    reuse_tree: false,
+                    ..SearchConfig::evaluation(simulations.max(1), RootPolicy::Puct)
+                };
+                turn_shares(position, &evaluator, &config, seed).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
