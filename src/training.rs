@@ -12,7 +12,7 @@ use gipfzero_model::evaluator::NetworkEvaluator;
 use gipfzero_model::inference::{InferenceServer, ServerConfig};
 use gipfzero_model::{DeviceChoice, Network};
 use gipfzero_train::config::{Opponent, RunConfig};
-use gipfzero_train::evaluate::{run_match, MatchReport, MatchSettings, Side};
+use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::pipeline::{Arena, Generation, SelfPlay as PipelineSelfPlay};
 use gipfzero_train::replay::SampleBatch;
 use gipfzero_train::run::RunDir;
@@ -112,6 +112,9 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
     }
 }
 
+/// Random turns opening each pair of evaluation games (see `gipfzero_train::evaluate::opening`).
+const OPENING_TURNS: usize = 2;
+
 /// Evaluation matches of the network with the run's evaluation search.
 pub struct NetworkArena<G: Game> {
     start: G,
@@ -156,7 +159,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let settings = MatchSettings { games, max_turns: evaluation.max_turns, ..MatchSettings::default() };
         let start = &self.start;
         run_match(
-            |pair| start.seeded_start(seed.wrapping_add(pair as u64)),
+            |pair| opening(start, OPENING_TURNS, seed.wrapping_add(pair as u64)),
             |side, game| {
                 let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
                 match side {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use gipfzero_games::dvonn::Dvonn;
 use gipfzero_games::lyngk::Lyngk;
+use gipfzero_games::zertz::{Variant, Zertz};
 use gipfzero_games::record::replay;
 use gipfzero_games::{Game, Player, Status};
 use gipfzero_mcts::{SearchConfig, UniformEvaluator};
@@ -180,6 +181,16 @@ fn lyngk_run_writes_documented_shards_and_replayable_records() {
     let records = check_output(&dir, 3, lyngk_start);
     let setups: std::collections::BTreeSet<_> = records.values().map(|r| r.setup.clone()).collect();
     assert_eq!(setups.len(), 3, "each game draws its own set-up");
+}
+
+#[test]
+fn zertz_runs_write_documented_shards_and_replayable_records() {
+    for variant in [Variant::Standard, Variant::R48, Variant::Blitz] {
+        let dir = test_dir(&format!("zertz-{}", variant.name()));
+        SelfPlay::new(Zertz::new(variant), config(3, 3), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        let records = check_output(&dir, 3, |_| Zertz::new(variant));
+        assert!(records.values().all(|r| r.setup.is_none()));
+    }
 }
 
 #[test]

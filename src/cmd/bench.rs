@@ -37,6 +37,24 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         steps: u32,
     },
+    /// The network's forward pass at batch sizes 1…512, and end to end through the inference
+    /// server (encoding aside: random planes), for a run config's network shape.
+    Model {
+        /// zertz, dvonn or lyngk.
+        game: GameName,
+        /// ZÈRTZ board (standard when absent).
+        #[arg(long)]
+        variant: Option<String>,
+        /// A run config whose network to measure (the embedded default when absent).
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// auto, cpu, cuda or cuda:N.
+        #[arg(long, default_value = "auto")]
+        device: gipfzero_model::DeviceChoice,
+        /// Seconds of measurement per figure.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+    },
     /// Search overhead alone: simulations/s with the uniform evaluator, one tree and many
     /// trees in lockstep, and the memory of the trees.
     Mcts {
@@ -82,6 +100,14 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             };
             let setting = GameSetting { game, variant, setup: None, seed: None };
             setting.start()?.visit(TrainBench { config, batch, steps })
+        }
+        BenchCommand::Model { game, variant, config, device, seconds } => {
+            let config = match config {
+                Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
+                None => gipfzero_train::config::RunConfig::embedded_default(),
+            };
+            let setting = GameSetting { game, variant, setup: None, seed: None };
+            setting.start()?.visit(ModelBench { config, device, duration: Duration::from_secs_f64(seconds) })
         }
         BenchCommand::Mcts { game, variant, simulations, trees } => {
             let setting = GameSetting { game, variant, setup: None, seed: None };
@@ -235,6 +261,42 @@ impl GameVisitor for TrainBench {
             figures.batch as f64 / figures.step.as_secs_f64(),
             figures.forward_positions_per_second
         );
+        Ok(())
+    }
+}
+
+struct ModelBench {
+    config: gipfzero_train::config::RunConfig,
+    device: gipfzero_model::DeviceChoice,
+    duration: Duration,
+}
+
+impl GameVisitor for ModelBench {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        use gipfzero_model::bench::{forward_throughput, server_throughput};
+        use gipfzero_model::inference::ServerConfig;
+        let spec = start.spec();
+        let net = self.config.network.to_net_config();
+        println!(
+            "{} {}: {} blocks x {} channels on {} ({}), libtorch intra-op threads {}",
+            spec.game,
+            spec.variant,
+            net.blocks,
+            net.channels,
+            self.device,
+            format!("{:?}", self.device.resolve()).to_lowercase(),
+            tch::get_num_threads()
+        );
+        let batches = [1, 8, 64, 256, 512];
+        for figure in forward_throughput(spec, &net, &batches, self.device, self.duration)? {
+            println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+        }
+        for (clients, request) in [(1, 64), (4, 64)] {
+            let config = ServerConfig { max_batch: 256, device: self.device, ..ServerConfig::default() };
+            let rate = server_throughput(spec, &net, config, clients, request, self.duration)?;
+            println!("server {clients} client{} x {request}: {rate:>10.0} positions/s", if clients == 1 { " " } else { "s" });
+        }
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_mcts::parse_agent;
-use gipfzero_train::evaluate::{run_match, MatchReport, MatchSettings, Side};
+use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::stats::{Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -26,7 +26,11 @@ pub struct EvaluateArgs {
     /// Games still running after this many turns count as draws.
     #[arg(long, default_value_t = 1000)]
     pub max_turns: usize,
-    /// Seed of the agents and of LYNGK's set-ups.
+    /// Uniformly random turns that open each pair of games (searches without noise would
+    /// otherwise repeat the same games from a fixed start).
+    #[arg(long, default_value_t = 2)]
+    pub opening_turns: usize,
+    /// Seed of the agents, of the openings and of LYNGK's set-ups.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Stop early with an SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (alpha = beta = 0.05).
@@ -84,8 +88,8 @@ impl GameVisitor for Match<'_> {
                 .expect("a valid progress template"),
         );
         let report = run_match(
-            // Each pair of games gets its own start (a LYNGK set-up), drawn from the match seed.
-            |pair| start.seeded_start(args.seed.wrapping_add(pair as u64)),
+            // Each pair of games gets its own start, drawn from the match seed.
+            |pair| opening(&start, args.opening_turns, args.seed.wrapping_add(pair as u64)),
             |side, game| {
                 let (spec, salt) = match side {
                     Side::First => (&args.first, 0x5eed_0001),

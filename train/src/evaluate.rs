@@ -30,6 +30,14 @@ impl Default for MatchSettings {
     }
 }
 
+/// The start of game pair `pair`: `start.seeded_start(seed)` (a LYNGK set-up) followed by
+/// `opening_turns` uniformly random turns, all drawn from `seed`. Searches without noise are
+/// deterministic, so from one fixed start every pair would replay the same two games; random
+/// opening turns make the pairs differ while each pair stays fair (both colours play it).
+pub fn opening<G: Game>(start: &G, opening_turns: usize, seed: u64) -> G {
+    gipfzero_games::record::random_game(&start.seeded_start(seed), seed, opening_turns).position
+}
+
 /// The result of a match from the first agent's point of view.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchReport {

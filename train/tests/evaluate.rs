@@ -62,3 +62,16 @@ fn sprt_stops_a_lopsided_match_early() {
     assert_eq!(decision, SprtDecision::AcceptH1, "llr {llr}");
     assert!(report.results.games() < 400, "did not stop early: {report:?}");
 }
+
+#[test]
+fn openings_differ_between_pairs_and_are_reproducible() {
+    use gipfzero_games::dvonn::Dvonn;
+    use gipfzero_games::Game;
+    use gipfzero_train::evaluate::opening;
+    let start = Dvonn::new();
+    assert_eq!(opening(&start, 0, 5).position_hash(), start.position_hash());
+    let hashes: std::collections::BTreeSet<u64> =
+        (0..10).map(|seed| opening(&start, 2, seed).position_hash()).collect();
+    assert!(hashes.len() >= 9, "openings repeat: {hashes:?}");
+    assert_eq!(opening(&start, 2, 3).position_hash(), opening(&start, 2, 3).position_hash());
+}
