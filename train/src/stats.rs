@@ -75,12 +75,20 @@ impl MatchResults {
             return EloEstimate { elo: 0.0, lower: f64::NEG_INFINITY, upper: f64::INFINITY };
         }
         let s = self.score();
-        let margin = normal_quantile(0.5 + confidence / 2.0) * (self.score_variance() / n).sqrt();
-        EloEstimate {
-            elo: elo_from_score(s),
-            lower: elo_from_score(s - margin),
-            upper: elo_from_score(s + margin),
-        }
+        let z = normal_quantile(0.5 + confidence / 2.0);
+        let variance = self.score_variance();
+        let (lower, upper) = if variance > 0.0 {
+            let margin = z * (variance / n).sqrt();
+            (s - margin, s + margin)
+        } else {
+            // Every game ended alike (all wins, all draws or all losses): the normal
+            // approximation has no spread, so use Wilson's score interval, which still bounds
+            // the score away from the observed extreme.
+            let centre = (s + z * z / (2.0 * n)) / (1.0 + z * z / n);
+            let half = z * (s * (1.0 - s) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+            (centre - half, centre + half)
+        };
+        EloEstimate { elo: elo_from_score(s), lower: elo_from_score(lower), upper: elo_from_score(upper) }
     }
 }
 
@@ -214,6 +222,20 @@ mod tests {
         // Four times the games halve the interval's score width.
         let more = MatchResults { wins: 240, draws: 80, losses: 80 }.elo(0.95);
         assert!(more.upper - more.lower < estimate.upper - estimate.lower);
+    }
+
+    #[test]
+    fn a_clean_sweep_still_gets_a_finite_lower_bound() {
+        // 20 wins of 20: Wilson's interval puts the score above ≈ 0.839, ≈ +286 Elo.
+        let estimate = MatchResults { wins: 20, draws: 0, losses: 0 }.elo(0.95);
+        assert_eq!(estimate.elo, f64::INFINITY);
+        assert!((estimate.lower - 285.9).abs() < 1.0, "{estimate:?}");
+        assert_eq!(estimate.upper, f64::INFINITY);
+        let swept = MatchResults { wins: 0, draws: 0, losses: 20 }.elo(0.95);
+        assert!((swept.upper + 285.9).abs() < 1.0, "{swept:?}");
+        // All draws: centred on 0 with a finite interval.
+        let drawn = MatchResults { wins: 0, draws: 20, losses: 0 }.elo(0.95);
+        assert!(drawn.elo.abs() < 1e-9 && drawn.lower < -50.0 && drawn.upper > 50.0, "{drawn:?}");
     }
 
     #[test]
