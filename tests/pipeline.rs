@@ -133,3 +133,20 @@ fn benchmarks_print_throughput() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("simulations/s"));
 }
+
+#[test]
+fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
+    let dir = scratch("evaluate-checkpoint");
+    let config = quick_config("dvonn", &dir);
+    let run = dir.join("run");
+    let output = gipfzero(&["train", config.to_str().unwrap(), "--run-dir", run.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let agent = format!("checkpoint:{}", run.join("checkpoints/latest").display());
+    let output = gipfzero(&["evaluate", "dvonn", &agent, "random", "--games", "2", "--simulations", "4", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
+    let output = gipfzero(&["evaluate", "zertz", &agent, "random", "--games", "2", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("expected zertz"), "{}", text(&output.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

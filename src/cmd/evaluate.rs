@@ -4,7 +4,9 @@ use anyhow::Context;
 use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
-use gipfzero_mcts::parse_agent;
+use gipfzero_play::AgentSource;
+
+use crate::cmd::agents::AgentChoice;
 use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::stats::{Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -13,13 +15,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub struct EvaluateArgs {
     /// zertz, dvonn or lyngk.
     pub game: GameName,
-    /// The first agent: random, greedy or rollout:<simulations>.
+    /// The first agent: random, greedy, rollout:<simulations> or checkpoint:<path>.
     pub first: String,
     /// The second agent, likewise.
     pub second: String,
     /// ZÈRTZ board (standard when absent).
     #[arg(long)]
     pub variant: Option<String>,
+    /// Simulations per decision of checkpoint agents (their default when absent).
+    #[arg(long)]
+    pub simulations: Option<u32>,
     /// Number of games (an even number: pairs share a start with colours swapped).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
@@ -65,9 +70,14 @@ struct CheckAgents<'a>(&'a EvaluateArgs);
 
 impl GameVisitor for CheckAgents<'_> {
     type Output = anyhow::Result<()>;
-    fn visit<G: Game>(self, _start: G) -> Self::Output {
+    fn visit<G: Game>(self, start: G) -> Self::Output {
         for spec in [&self.0.first, &self.0.second] {
-            parse_agent::<G>(spec, 0).with_context(|| format!("agent {spec:?}"))?;
+            let choice = AgentChoice::parse(spec).with_context(|| format!("agent {spec:?}"))?;
+            // Builds the agent once: a checkpoint is loaded and checked against the game.
+            choice
+                .agent(&start, self.0.simulations, 0)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("agent {spec:?}"))?;
         }
         Ok(())
     }
@@ -96,7 +106,9 @@ impl GameVisitor for Match<'_> {
                     Side::Second => (&args.second, 0x5eed_0002),
                 };
                 let seed = args.seed.wrapping_mul(0x9E37_79B9).wrapping_add(salt).wrapping_add((game as u64) << 20);
-                parse_agent::<G>(spec, seed).expect("agent specs were checked before the match")
+                AgentChoice::parse(spec)
+                    .and_then(|choice| choice.agent(&start, args.simulations, seed).map_err(anyhow::Error::msg))
+                    .expect("agent specs were checked before the match")
             },
             self.settings,
             |results| {
