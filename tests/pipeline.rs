@@ -148,5 +148,16 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     let output = gipfzero(&["evaluate", "zertz", &agent, "random", "--games", "2", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("expected zertz"), "{}", text(&output.stderr));
+    // Round robin over the run's checkpoints (iter-000000, iter-000001, latest): an Elo table.
+    let checkpoints = run.join("checkpoints");
+    let output = gipfzero(&[
+        "evaluate", "dvonn", "--round-robin", checkpoints.to_str().unwrap(), "--games", "2", "--simulations", "4", "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let table = text(&output.stdout);
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 4, "a header and three checkpoints:\n{table}");
+    assert!(rows[0].contains("rank") && rows[0].contains("elo"), "{table}");
+    assert!(rows[1..].iter().all(|row| row.contains("checkpoint:") && row.contains("  4  ")), "{table}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

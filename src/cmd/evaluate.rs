@@ -8,7 +8,7 @@ use gipfzero_play::AgentSource;
 
 use crate::cmd::agents::AgentChoice;
 use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
-use gipfzero_train::stats::{Sprt, SprtDecision};
+use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Args, Debug)]
@@ -16,9 +16,15 @@ pub struct EvaluateArgs {
     /// zertz, dvonn or lyngk.
     pub game: GameName,
     /// The first agent: random, greedy, rollout:<simulations> or checkpoint:<path>.
-    pub first: String,
+    #[arg(required_unless_present = "round_robin")]
+    pub first: Option<String>,
     /// The second agent, likewise.
-    pub second: String,
+    #[arg(required_unless_present = "round_robin")]
+    pub second: Option<String>,
+    /// Instead of two agents: every checkpoint in DIR plays every other (`--games` each
+    /// pairing), and an Elo table is fitted to all the results.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["first", "second", "sprt"])]
+    pub round_robin: Option<std::path::PathBuf>,
     /// ZÈRTZ board (standard when absent).
     #[arg(long)]
     pub variant: Option<String>,
@@ -48,12 +54,78 @@ pub struct EvaluateArgs {
 
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
-    // Check both agent specs before any game starts.
     let setting = GameSetting { game: args.game, variant: args.variant.clone(), setup: None, seed: None };
-    setting.start()?.visit(CheckAgents(&args))?;
     let settings = MatchSettings { games: args.games, max_turns: args.max_turns, confidence: 0.95, sprt };
-    let report = setting.start()?.visit(Match { args: &args, settings: &settings })?;
-    print_report(&args, &report);
+    if let Some(directory) = &args.round_robin {
+        return round_robin(&args, &setting, &settings, directory);
+    }
+    let (Some(first), Some(second)) = (&args.first, &args.second) else {
+        anyhow::bail!("give two agents, or --round-robin DIR");
+    };
+    // Check both agent specs before any game starts.
+    setting.start()?.visit(CheckAgents { args: &args, specs: &[first.clone(), second.clone()] })?;
+    let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings })?;
+    print_report(&args, first, second, &report);
+    Ok(())
+}
+
+/// The checkpoints of a directory (`NAME.json` beside `NAME.safetensors`), by name.
+fn checkpoints_in(directory: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(directory)
+        .with_context(|| format!("reading {}", directory.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json") && path.with_extension("safetensors").is_file())
+        .map(|path| format!("checkpoint:{}", path.with_extension("").display()))
+        .collect();
+    names.sort();
+    anyhow::ensure!(names.len() >= 2, "{}: a round robin needs at least two checkpoints", directory.display());
+    Ok(names)
+}
+
+fn round_robin(
+    args: &EvaluateArgs,
+    setting: &GameSetting,
+    settings: &MatchSettings,
+    directory: &std::path::Path,
+) -> anyhow::Result<()> {
+    let players = checkpoints_in(directory)?;
+    setting.start()?.visit(CheckAgents { args, specs: &players })?;
+    let mut pairings = Vec::new();
+    for first in 0..players.len() {
+        for second in first + 1..players.len() {
+            let report = setting.start()?.visit(Match {
+                args,
+                first: &players[first],
+                second: &players[second],
+                settings,
+            })?;
+            if !args.quiet {
+                print_report(args, &players[first], &players[second], &report);
+            }
+            pairings.push(Pairing { first, second, results: report.results });
+        }
+    }
+    let ratings = fit_elo(players.len(), &pairings);
+    let mut order: Vec<usize> = (0..players.len()).collect();
+    order.sort_by(|a, b| ratings[*b].total_cmp(&ratings[*a]));
+    println!("{:>4}  {:>7}  {:>6}  {:>5}  agent", "rank", "elo", "score", "games");
+    for (rank, &player) in order.iter().enumerate() {
+        let (mut points, mut games) = (0.0, 0);
+        for pairing in pairings.iter().filter(|p| p.first == player || p.second == player) {
+            let results = pairing.results;
+            let won = if pairing.first == player { results.wins } else { results.losses };
+            points += won as f64 + 0.5 * results.draws as f64;
+            games += results.games();
+        }
+        println!(
+            "{:>4}  {:>+7.1}  {:>6.3}  {:>5}  {}",
+            rank + 1,
+            ratings[player],
+            points / games.max(1) as f64,
+            games,
+            players[player]
+        );
+    }
     Ok(())
 }
 
@@ -66,16 +138,19 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
     Ok(Sprt { elo0, elo1, alpha: 0.05, beta: 0.05 })
 }
 
-struct CheckAgents<'a>(&'a EvaluateArgs);
+struct CheckAgents<'a> {
+    args: &'a EvaluateArgs,
+    specs: &'a [String],
+}
 
 impl GameVisitor for CheckAgents<'_> {
     type Output = anyhow::Result<()>;
     fn visit<G: Game>(self, start: G) -> Self::Output {
-        for spec in [&self.0.first, &self.0.second] {
+        for spec in self.specs {
             let choice = AgentChoice::parse(spec).with_context(|| format!("agent {spec:?}"))?;
             // Builds the agent once: a checkpoint is loaded and checked against the game.
             choice
-                .agent(&start, self.0.simulations, 0)
+                .agent(&start, self.args.simulations, 0)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("agent {spec:?}"))?;
         }
@@ -85,6 +160,8 @@ impl GameVisitor for CheckAgents<'_> {
 
 struct Match<'a> {
     args: &'a EvaluateArgs,
+    first: &'a str,
+    second: &'a str,
     settings: &'a MatchSettings,
 }
 
@@ -102,8 +179,8 @@ impl GameVisitor for Match<'_> {
             |pair| opening(&start, args.opening_turns, args.seed.wrapping_add(pair as u64)),
             |side, game| {
                 let (spec, salt) = match side {
-                    Side::First => (&args.first, 0x5eed_0001),
-                    Side::Second => (&args.second, 0x5eed_0002),
+                    Side::First => (self.first, 0x5eed_0001),
+                    Side::Second => (self.second, 0x5eed_0002),
                 };
                 let seed = args.seed.wrapping_mul(0x9E37_79B9).wrapping_add(salt).wrapping_add((game as u64) << 20);
                 AgentChoice::parse(spec)
@@ -121,12 +198,12 @@ impl GameVisitor for Match<'_> {
     }
 }
 
-fn print_report(args: &EvaluateArgs, report: &MatchReport) {
+fn print_report(args: &EvaluateArgs, first: &str, second: &str, report: &MatchReport) {
     let results = report.results;
-    println!("{} vs {} ({}, {} games)", args.first, args.second, args.game, results.games());
+    println!("{first} vs {second} ({}, {} games)", args.game, results.games());
     println!(
         "{}: {} wins, {} draws, {} losses, score {:.3}{}",
-        args.first,
+        first,
         results.wins,
         results.draws,
         results.losses,
