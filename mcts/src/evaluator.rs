@@ -144,7 +144,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
 }
 
 /// Writes a uniform policy for every position of the batch.
-fn uniform_policy<G: Clone>(batch: &Batch<G>, policy: &mut [f32]) {
+pub(crate) fn uniform_policy<G: Clone>(batch: &Batch<G>, policy: &mut [f32]) {
     for i in 0..batch.len() {
         let range = batch.range(i);
         let p = 1.0 / range.len().max(1) as f32;

@@ -362,10 +362,8 @@ impl<G: Game> Evaluator<G> for SolverEvaluator {
     ) -> Result<(), EvalError> {
         for (i, value) in values.iter_mut().enumerate() {
             *value = solve(batch.position(i));
-            let range = batch.range(i);
-            let p = 1.0 / range.len() as f32;
-            policy[range].fill(p);
         }
+        crate::evaluator::uniform_policy(batch, policy);
         Ok(())
     }
 }
