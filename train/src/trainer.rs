@@ -675,6 +675,9 @@ mod tests {
 
     #[test]
     fn restore_refuses_another_optimiser() {
+        // Building a network draws from libtorch's global generator: hold the lock so the
+        // seeded tests running beside this one see an undisturbed stream.
+        let _rng = setup();
         let game = Dvonn::new();
         let network = Network::new(game.spec(), &tiny(), Device::Cpu).unwrap();
         let trainer = Trainer::new(network.copy_to(Device::Cpu), &training(adam(), false), 0);
@@ -797,6 +800,7 @@ mod tests {
 
     #[test]
     fn default_network_builds() {
+        let _rng = setup();
         let config = RunConfig::embedded_default();
         let NetworkConfig {
             blocks, channels, ..
