@@ -8,8 +8,8 @@
 //!   shape (the variant's numbers and the [`NetConfig`]), the training step, the hash of the
 //!   training configuration, and the weights file's name, size and FNV-1a hash.
 //!
-//! Crash safety: each file is written to a temporary file in the same directory, flushed to
-//! disk (`fsync`), then renamed over its final name, and the directory is synced. The weights
+//! Crash safety: each file is written through [`gipfzero_store`] (a temporary file in the same
+//! directory, flushed to disk, renamed over its final name, the directory synced). The weights
 //! go first and the sidecar last, so a sidecar always describes weights that were completely
 //! written. Overwriting a checkpoint of the same name can still be interrupted between the two
 //! renames; the old sidecar then disagrees with the new weights' size or hash and loading
@@ -24,12 +24,13 @@
 //! moments, RNG state, counters) as its own tensors and JSON values and passes them in
 //! [`TrainingState`]: `tensors` are stored in the same safetensors file as `extra.NAME`, and
 //! `metadata` is stored verbatim in the sidecar's `extra` field. [`load`] gives both back.
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use gipfzero_games::Spec;
+use gipfzero_store::{replace_with, write_atomically};
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 use thiserror::Error;
@@ -175,8 +176,6 @@ pub enum CheckpointError {
     Read { path: PathBuf, source: io::Error },
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: io::Error },
-    #[error("cannot write the weights {path}: {message}")]
-    WriteTensors { path: PathBuf, message: String },
     #[error("checkpoint sidecar {path} is not valid: {message}")]
     Sidecar { path: PathBuf, message: String },
     #[error(
@@ -224,13 +223,11 @@ pub fn save(
     }
     tensors.sort_by(|a, b| a.0.cmp(&b.0));
 
-    let weights_tmp = temporary_path(&paths.weights);
-    Tensor::write_safetensors(&tensors, &weights_tmp).map_err(|error| {
-        CheckpointError::WriteTensors { path: paths.weights.clone(), message: error.to_string() }
-    })?;
-    File::open(&weights_tmp).and_then(|file| file.sync_all()).map_err(write_error(&weights_tmp))?;
-    let bytes = fs::read(&weights_tmp).map_err(write_error(&weights_tmp))?;
-    fs::rename(&weights_tmp, &paths.weights).map_err(write_error(&paths.weights))?;
+    replace_with(&paths.weights, |temporary| {
+        Tensor::write_safetensors(&tensors, temporary).map_err(|error| io::Error::other(error.to_string()))
+    })
+    .map_err(write_error(&paths.weights))?;
+    let bytes = fs::read(&paths.weights).map_err(write_error(&paths.weights))?;
 
     let info = CheckpointInfo {
         format_version: FORMAT_VERSION,
@@ -251,23 +248,6 @@ pub fn save(
     // Also syncs the directory, which makes the weights' rename durable too.
     write_atomically(&paths.sidecar, &json).map_err(write_error(&paths.sidecar))?;
     Ok(info)
-}
-
-/// Replaces the file `path` with `bytes` crash-safely: written to a temporary file in the same
-/// directory, flushed to disk, renamed over `path`, and the directory synced. After a crash
-/// the file holds either its old or its new contents, never a mix.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = temporary_path(path);
-    let mut file = File::create(&tmp)?;
-    file.write_all(bytes).and_then(|()| file.sync_all())?;
-    drop(file);
-    fs::rename(&tmp, path)?;
-    // The rename is durable only once the directory entry is.
-    File::open(&directory).and_then(|dir| dir.sync_all())
 }
 
 /// Reads and checks the sidecar of checkpoint `name`, without the weights.
@@ -396,12 +376,6 @@ fn read_file(path: &Path) -> Result<Vec<u8>, CheckpointError> {
         io::ErrorKind::NotFound => CheckpointError::Missing { path: path.to_path_buf() },
         _ => CheckpointError::Read { path: path.to_path_buf(), source },
     })
-}
-
-/// `dir/.NAME.tmp-PID`: in the same directory (a rename across file systems is not atomic),
-/// hidden, and distinct per process.
-fn temporary_path(path: &Path) -> PathBuf {
-    path.with_file_name(format!(".{}.tmp-{}", file_name(path), std::process::id()))
 }
 
 fn file_name(path: &Path) -> String {

@@ -48,7 +48,9 @@ use gipfzero_mcts::{
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::shard::{read_shard, write_atomically, ShardData, ShardError, ShardInfo, ShardWriter};
+use gipfzero_store::{is_temporary, write_atomically};
+
+use crate::shard::{read_shard, ShardData, ShardError, ShardInfo, ShardWriter};
 
 /// The records file in an output directory.
 pub const RECORDS_FILE: &str = "games.jsonl";
@@ -533,7 +535,7 @@ impl<G: Game> SelfPlay<G> {
         for entry in entries {
             let entry = entry.map_err(io_error(&self.directory))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tmp") {
+            if is_temporary(&name) {
                 fs::remove_file(entry.path()).map_err(io_error(&entry.path()))?;
             } else if let Some(index) = ShardWriter::parse_shard_name(&name) {
                 shards.push((index, entry.path()));

@@ -8,13 +8,14 @@
 //! against the shard's `info` and the number of positions, and a damaged or truncated file is
 //! an error (the zip's CRC catches altered data), never a panic.
 //!
-//! A shard is written whole to a temporary name, synced and renamed ([`write_atomically`]), so
-//! a directory only ever holds complete shards.
+//! A shard is written whole to a temporary name, synced and renamed
+//! ([`gipfzero_store::write_atomically`]), so a directory only ever holds complete shards.
 use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
+use gipfzero_store::write_atomically;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use zip::write::FileOptions;
@@ -185,27 +186,6 @@ pub enum ShardError {
     Inconsistent(String),
 }
 
-/// Writes `bytes` to `path` crash-safely: to a hidden temporary file in the same directory,
-/// synced, renamed over `path`, and the directory synced, so that `path` holds either its old
-/// content or all of the new one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = directory.join(format!("{name}.tmp"));
-    let mut file = File::create(&temporary)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&temporary, path)?;
-    File::open(&directory)?.sync_all()
-}
-
 /// One array's element type as numpy spells it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Dtype {
@@ -334,7 +314,7 @@ pub fn shard_bytes(data: &ShardData) -> Result<Vec<u8>, ShardError> {
     Ok(cursor.into_inner())
 }
 
-/// Writes `data` as the shard `path` (crash-safely, see [`write_atomically`]).
+/// Writes `data` as the shard `path` (crash-safely, see [`gipfzero_store`]).
 pub fn write_shard(path: &Path, data: &ShardData) -> Result<(), ShardError> {
     let bytes = shard_bytes(data)?;
     write_atomically(path, &bytes).map_err(|source| ShardError::Write {
@@ -641,7 +621,7 @@ mod tests {
         let data = sample();
         let path = dir.join("shard-000000.npz");
         write_shard(&path, &data).unwrap();
-        assert!(!dir.join("shard-000000.npz.tmp").exists());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "only the shard, no temporary file");
         assert_eq!(read_shard(&path).unwrap(), data);
         let empty = ShardData::new(data.info.clone());
         write_shard(&path, &empty).unwrap();

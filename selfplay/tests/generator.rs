@@ -226,7 +226,8 @@ fn a_killed_run_resumes_without_duplicates() {
     let (_, shards) = read_output(&dir);
     let last = format!("shard-{:06}.npz", shards.len() - 1);
     let lost: Vec<i64> = shards.last().unwrap().game_id.clone();
-    fs::rename(dir.join(&last), dir.join(format!("{last}.tmp"))).unwrap();
+    let temporary = gipfzero_store::temporary_path(&dir.join(&last));
+    fs::rename(dir.join(&last), &temporary).unwrap();
     let mut records = fs::read(dir.join(RECORDS_FILE)).unwrap();
     records.extend_from_slice(b"{\"game_id\": 4, \"ga");
     fs::write(dir.join(RECORDS_FILE), records).unwrap();
@@ -236,7 +237,7 @@ fn a_killed_run_resumes_without_duplicates() {
     replayed.dedup();
     assert_eq!(summary.games_played as usize, replayed.len());
     assert_eq!(summary.games_resumed as usize, 5 - replayed.len());
-    assert!(!dir.join(format!("{last}.tmp")).exists());
+    assert!(!temporary.exists());
     let records = check_output(&dir, 5, |_| Dvonn::new());
     assert_eq!(records, expected, "the resumed run played the same games");
 

@@ -12,7 +12,7 @@
 //!
 //! Crash safety: `metrics.jsonl` is appended one whole line at a time and synced, so a
 //! crash loses at most the line being written; [`read_metrics`] ignores a torn last line.
-//! `resume.json` is replaced atomically ([`gipfzero_model::checkpoint::write_atomically`]).
+//! `resume.json` is replaced atomically ([`gipfzero_store::write_atomically`]).
 //! A restart trusts `resume.json` and the checkpoint it names; metrics lines of iterations
 //! after it (written before the crash, redone after) are superseded by the newer ones when
 //! read.
@@ -24,7 +24,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use gipfzero_model::checkpoint::write_atomically;
+use gipfzero_store::write_atomically;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
