@@ -58,7 +58,7 @@ impl<G: Game> ShardSelfPlay<G> {
             search: settings.search.to_search_config(),
             games_in_flight: settings.parallel_games.max(1) as usize,
             games: settings.games_per_iteration as u64,
-            max_turns: settings.max_actions,
+            max_turns: settings.max_turns,
             cap_rule: CapRule::Draw,
             resign: None,
             positions_per_shard: 4096,

@@ -98,8 +98,10 @@ pub struct SelfPlayConfig {
     pub games_per_iteration: u32,
     /// Games played at once (one search tree each), batched through one inference server.
     pub parallel_games: u32,
-    /// Games still running after this many actions stop and are scored as draws.
-    pub max_actions: u32,
+    /// Games still running after this many turns stop and are scored as draws. (Runs
+    /// configured before the key was renamed wrote it `max_actions`; it always counted turns.)
+    #[serde(alias = "max_actions")]
+    pub max_turns: u32,
     pub search: SearchSettings,
 }
 
@@ -199,6 +201,10 @@ pub struct TrainingConfig {
     pub augment: bool,
     /// Weight of the value loss against the policy loss.
     pub value_loss_weight: f32,
+    /// The value target is `(1 − w)·outcome + w·root_value`: w = 0 is AlphaZero's target (the
+    /// game's result), w > 0 blends in the search's own estimate of the position, which is
+    /// less noisy when self-play games are short of simulations and long on randomness.
+    pub root_value_weight: f32,
     pub optimizer: OptimizerConfig,
     pub lr: LrSchedule,
 }
@@ -438,7 +444,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             games_per_iteration: 32,
             parallel_games: 16,
-            max_actions: 400,
+            max_turns: 400,
             search: SearchSettings::self_play(24),
         }
     }
@@ -602,6 +608,7 @@ impl Default for TrainingConfig {
             steps_per_iteration: 60,
             augment: true,
             value_loss_weight: 1.0,
+            root_value_weight: 0.0,
             optimizer: OptimizerConfig::default(),
             lr: LrSchedule::default(),
         }
@@ -800,8 +807,8 @@ impl RunConfig {
             "must be at least 1",
         )?;
         check(
-            sp.max_actions >= 1,
-            "self_play.max_actions",
+            sp.max_turns >= 1,
+            "self_play.max_turns",
             "must be at least 1",
         )?;
         sp.search.validate("self_play.search")?;
@@ -845,6 +852,11 @@ impl RunConfig {
             training.value_loss_weight.is_finite() && training.value_loss_weight >= 0.0,
             "training.value_loss_weight",
             "must be a finite number ≥ 0",
+        )?;
+        check(
+            (0.0..=1.0).contains(&training.root_value_weight),
+            "training.root_value_weight",
+            "must be between 0 and 1",
         )?;
         match training.optimizer {
             OptimizerConfig::Adam {
@@ -1322,6 +1334,21 @@ mod tests {
         let message = error_text(text);
         assert!(message.starts_with("run.yaml:4:3: "), "{message}");
         assert!(message.contains("bach_size"), "{message}");
+    }
+
+    #[test]
+    fn the_turn_cap_keeps_its_old_name() {
+        let old = parse("game: dvonn\nself_play:\n  max_actions: 77\n").unwrap();
+        let new = parse("game: dvonn\nself_play:\n  max_turns: 77\n").unwrap();
+        assert_eq!(old.self_play.max_turns, 77);
+        assert_eq!(old, new);
+    }
+
+    #[test]
+    fn root_value_weight_outside_zero_to_one_is_refused() {
+        let message = error_text("game: dvonn\ntraining:\n  root_value_weight: 1.5\n");
+        assert!(message.starts_with("run.yaml:3:"), "{message}");
+        assert!(message.contains("root_value_weight"), "{message}");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! Loss per position: cross-entropy between the search's policy target and the network's
 //! policy over the **legal** actions (illegal logits are masked out before the softmax, so the
 //! network is neither rewarded nor punished for mass it puts on impossible moves), plus
-//! `value_loss_weight ×` the squared error of the value against the game's outcome. Weight
-//! decay is the optimiser's.
+//! `value_loss_weight ×` the squared error of the value against its target: the game's outcome,
+//! or with `root_value_weight = w > 0` the blend `(1 − w)·outcome + w·root_value` of the
+//! outcome and the search's value at the root. Weight decay is the optimiser's.
 //!
 //! The optimisers are written here rather than taken from tch: tch's optimisers keep their
 //! moments inside libtorch, where they can be neither read nor saved, and a run that resumes
@@ -47,7 +48,7 @@ pub struct StepStats {
     pub loss: f64,
     /// Cross-entropy of the target against the network's legal-action policy.
     pub policy_loss: f64,
-    /// Mean squared error of the value.
+    /// Mean squared error of the value against its target (see the module docs).
     pub value_loss: f64,
     /// Mean entropy of the network's legal-action policy.
     pub policy_entropy: f64,
@@ -251,6 +252,7 @@ pub struct Trainer {
     optimizer: Optimizer,
     schedule: LrSchedule,
     value_loss_weight: f64,
+    root_value_weight: f32,
     augment: bool,
     step: u64,
     rng: SplitMix64,
@@ -264,6 +266,7 @@ impl Trainer {
             network,
             schedule: config.lr.clone(),
             value_loss_weight: config.value_loss_weight as f64,
+            root_value_weight: config.root_value_weight,
             augment: config.augment,
             step: 0,
             rng: SplitMix64::new(seed),
@@ -297,7 +300,7 @@ impl Trainer {
             batch
         };
         let lr = self.schedule.at(self.step);
-        let tensors = BatchTensors::new(batch, network.device());
+        let tensors = BatchTensors::new(batch, self.root_value_weight, network.device());
         self.optimizer.zero_grad();
         let output = network.forward(&tensors.observations);
         let losses = Losses::new(&output.policy_logits, &output.value, &tensors);
@@ -376,11 +379,14 @@ struct BatchTensors {
     observations: Tensor,
     legal: Tensor,
     policy: Tensor,
+    /// The game's result, mover's view.
     outcome: Tensor,
+    /// What the value learns: the outcome, blended with the root value when configured.
+    value_target: Tensor,
 }
 
 impl BatchTensors {
-    fn new(batch: &SampleBatch, device: Device) -> BatchTensors {
+    fn new(batch: &SampleBatch, root_value_weight: f32, device: Device) -> BatchTensors {
         let (n, a) = (batch.len() as i64, batch.action_count as i64);
         BatchTensors {
             observations: Tensor::from_slice(&batch.observations)
@@ -394,8 +400,21 @@ impl BatchTensors {
                 .reshape([n, a])
                 .to_device(device),
             outcome: Tensor::from_slice(&batch.outcome).to_device(device),
+            value_target: Tensor::from_slice(&value_targets(batch, root_value_weight))
+                .to_device(device),
         }
     }
+}
+
+/// `(1 − w)·outcome + w·root_value` per sample (the outcomes themselves when `w` is 0).
+fn value_targets(batch: &SampleBatch, root_value_weight: f32) -> Vec<f32> {
+    let w = root_value_weight;
+    batch
+        .outcome
+        .iter()
+        .zip(&batch.root_value)
+        .map(|(&z, &q)| if w == 0.0 { z } else { (1.0 - w) * z + w * q })
+        .collect()
 }
 
 /// The losses of a forward pass, and the statistics computed alongside.
@@ -415,7 +434,7 @@ impl Losses {
         let policy = -(&batch.policy * &legal_log_probs)
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
-        let value_loss = (value - &batch.outcome).square().mean(Kind::Float);
+        let value_loss = (value - &batch.value_target).square().mean(Kind::Float);
         let (entropy, value_accuracy) = tch::no_grad(|| {
             let probs = legal_log_probs.exp() * batch.legal.to_kind(Kind::Float);
             let entropy = -(probs * &legal_log_probs)
@@ -537,6 +556,16 @@ mod tests {
         batch
     }
 
+    #[test]
+    fn value_targets_blend_the_outcome_with_the_root_value() {
+        let mut batch = samples(&Dvonn::new(), 3, 5);
+        batch.outcome = vec![1.0, -1.0, 0.0];
+        batch.root_value = vec![0.5, 0.25, -0.5];
+        assert_eq!(value_targets(&batch, 0.0), vec![1.0, -1.0, 0.0]);
+        assert_eq!(value_targets(&batch, 0.5), vec![0.75, -0.375, -0.25]);
+        assert_eq!(value_targets(&batch, 1.0), vec![0.5, 0.25, -0.5]);
+    }
+
     fn tiny() -> NetConfig {
         NetConfig {
             blocks: 1,
@@ -555,6 +584,7 @@ mod tests {
             steps_per_iteration: 1,
             augment,
             value_loss_weight: 1.0,
+            root_value_weight: 0.0,
             optimizer,
             lr: LrSchedule::Constant { base: 3e-3 },
         }
