@@ -39,17 +39,62 @@ impl AgentChoice {
         path: &PathBuf,
         position: &G,
     ) -> Result<(NetworkEvaluator, InferenceServer), String> {
-        let spec = position.spec();
-        let loaded = checkpoint::load(path, spec, DeviceChoice::Auto.resolve())
+        let server = Self::serve(path, position)?;
+        let evaluator = NetworkEvaluator::new(server.handle(), position.spec()).map_err(|e| e.to_string())?;
+        Ok((evaluator, server))
+    }
+
+    /// Loads the checkpoint at `path` for `position`'s variant and starts a server for it.
+    fn serve<G: Game>(path: &PathBuf, position: &G) -> Result<InferenceServer, String> {
+        let loaded = checkpoint::load(path, position.spec(), DeviceChoice::Auto.resolve())
             .map_err(|e| format!("checkpoint {}: {e}", path.display()))?;
         let config = ServerConfig {
             device: DeviceChoice::Auto,
+            // Games send whole search steps; whatever is queued when the network is free
+            // forms the next batch, so waiting would only add latency.
             max_wait: std::time::Duration::ZERO,
             ..ServerConfig::default()
         };
-        let server = InferenceServer::spawn(&loaded.network, config).map_err(|e| e.to_string())?;
-        let evaluator = NetworkEvaluator::new(server.handle(), spec).map_err(|e| e.to_string())?;
-        Ok((evaluator, server))
+        InferenceServer::spawn(&loaded.network, config).map_err(|e| e.to_string())
+    }
+
+    /// The search of a checkpoint agent with `simulations` (the default when `None`).
+    fn search_config(simulations: Option<u32>) -> SearchConfig {
+        SearchConfig::evaluation(simulations.unwrap_or(CHECKPOINT_SIMULATIONS), RootPolicy::Puct)
+    }
+}
+
+/// Makes the agents of one side of a match, one per game: a checkpoint is loaded once and
+/// served by one inference server that all its games share, so the positions of games
+/// played at the same time (`--threads`) are evaluated in common batches.
+pub struct AgentFactory {
+    choice: AgentChoice,
+    server: Option<InferenceServer>,
+    simulations: Option<u32>,
+}
+
+impl AgentFactory {
+    /// Loads `choice` (a checkpoint is checked against `position`'s variant).
+    pub fn new<G: Game>(choice: AgentChoice, position: &G, simulations: Option<u32>) -> Result<AgentFactory, String> {
+        let server = match &choice {
+            AgentChoice::Checkpoint(path) => Some(AgentChoice::serve(path, position)?),
+            AgentChoice::Baseline(_) => None,
+        };
+        Ok(AgentFactory { choice, server, simulations })
+    }
+
+    /// A fresh agent for one game, seeded with `seed`.
+    pub fn agent<G: Game>(&self, position: &G, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+        match (&self.choice, &self.server) {
+            (AgentChoice::Checkpoint(_), Some(server)) => {
+                let evaluator =
+                    NetworkEvaluator::new(server.handle(), position.spec()).map_err(|e| e.to_string())?;
+                let agent = MctsAgent::new(self.choice.name(), evaluator, AgentChoice::search_config(self.simulations), seed)
+                    .map_err(|e| e.to_string())?;
+                Ok(Box::new(agent))
+            }
+            (choice, _) => choice.agent(position, self.simulations, seed),
+        }
     }
 }
 
@@ -98,11 +143,7 @@ impl AgentSource for AgentChoice {
             AgentChoice::Baseline(baseline) => baseline.agent(position, simulations, seed),
             AgentChoice::Checkpoint(path) => {
                 let (evaluator, server) = Self::network(path, position)?;
-                let config = SearchConfig::evaluation(
-                    simulations.unwrap_or(CHECKPOINT_SIMULATIONS),
-                    RootPolicy::Puct,
-                );
-                let agent = MctsAgent::new(self.name(), evaluator, config, seed)
+                let agent = MctsAgent::new(self.name(), evaluator, Self::search_config(simulations), seed)
                     .map_err(|e| e.to_string())?;
                 Ok(Box::new(NetworkAgent {
                     agent,

@@ -6,7 +6,7 @@ use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_play::AgentSource;
 
-use crate::cmd::agents::AgentChoice;
+use crate::cmd::agents::{AgentChoice, AgentFactory};
 use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -174,18 +174,21 @@ impl GameVisitor for Match<'_> {
             ProgressStyle::with_template("{bar:30} {pos}/{len} games, {msg} [{elapsed_precise}, eta {eta}]")
                 .expect("a valid progress template"),
         );
+        let factory = |spec: &str| -> anyhow::Result<AgentFactory> {
+            let choice = AgentChoice::parse(spec)?;
+            AgentFactory::new(choice, &start, args.simulations).map_err(anyhow::Error::msg)
+        };
+        let (first, second) = (factory(self.first)?, factory(self.second)?);
         let report = run_match(
             // Each pair of games gets its own start, drawn from the match seed.
             |pair| opening(&start, args.opening_turns, args.seed.wrapping_add(pair as u64)),
             |side, game| {
-                let (spec, salt) = match side {
-                    Side::First => (self.first, 0x5eed_0001),
-                    Side::Second => (self.second, 0x5eed_0002),
+                let (factory, salt) = match side {
+                    Side::First => (&first, 0x5eed_0001),
+                    Side::Second => (&second, 0x5eed_0002),
                 };
                 let seed = args.seed.wrapping_mul(0x9E37_79B9).wrapping_add(salt).wrapping_add((game as u64) << 20);
-                AgentChoice::parse(spec)
-                    .and_then(|choice| choice.agent(&start, args.simulations, seed).map_err(anyhow::Error::msg))
-                    .expect("agent specs were checked before the match")
+                factory.agent(&start, seed).expect("agent specs were checked before the match")
             },
             self.settings,
             |results| {
