@@ -14,7 +14,7 @@ use gipfzero_model::{DeviceChoice, Network};
 use gipfzero_train::config::{Opponent, RunConfig};
 use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::pipeline::{Arena, Generation, SelfPlay as PipelineSelfPlay};
-use gipfzero_train::replay::SampleBatch;
+use gipfzero_train::replay::Samples;
 use gipfzero_train::run::RunDir;
 
 use gipfzero_selfplay::generator::{CapRule, SelfPlay, SelfPlayConfig};
@@ -71,24 +71,21 @@ impl<G: Game> ShardSelfPlay<G> {
 }
 
 /// Concatenates the shards of a generation directory (in name order) into one batch.
-fn load_generation(directory: &Path, start: &impl Game) -> Result<SampleBatch, String> {
+fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, String> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(directory)
         .map_err(|e| format!("{}: {e}", directory.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "npz"))
         .collect();
     names.sort();
-    let mut batch = SampleBatch::new(start.spec());
+    let mut batch = Samples::new(start.spec());
     for path in names {
         let shard: ShardData = read_shard(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        batch.observations.extend_from_slice(&shard.observations);
-        batch.legal_mask.extend_from_slice(&shard.legal_mask);
-        batch.policy.extend_from_slice(&shard.policy);
-        batch.outcome.extend_from_slice(&shard.outcome);
-        batch.root_value.extend_from_slice(&shard.root_value);
-        batch.game_id.extend_from_slice(&shard.game_id);
-        batch.move_number.extend_from_slice(&shard.move_number);
-        batch.full_search.extend_from_slice(&shard.full_search);
+        let shape = (shard.samples.observation_len, shard.samples.action_count);
+        if shape != (batch.observation_len, batch.action_count) {
+            return Err(format!("{}: positions of another variant ({} for {})", path.display(), shard.info.variant, start.spec().variant));
+        }
+        batch.extend_from(&shard.samples);
     }
     Ok(batch)
 }
@@ -107,7 +104,7 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
         Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions })
     }
 
-    fn load(&mut self, run: &RunDir, generation: u64) -> Result<SampleBatch, String> {
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String> {
         load_generation(&generation_dir(run, generation), &self.start)
     }
 }

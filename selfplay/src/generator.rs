@@ -50,6 +50,7 @@ use thiserror::Error;
 
 use gipfzero_store::{is_temporary, write_atomically};
 
+use crate::samples::Samples;
 use crate::shard::{read_shard, ShardData, ShardError, ShardInfo, ShardWriter};
 
 /// The records file in an output directory.
@@ -382,7 +383,7 @@ struct InFlight<G: Game> {
     id: u64,
     seed: u64,
     start: G,
-    samples: ShardData,
+    samples: Samples,
     movers: Vec<Player>,
     turns: Vec<String>,
     turn_start: G,
@@ -396,7 +397,7 @@ struct InFlight<G: Game> {
 /// A finished game waiting for its shard.
 struct Finished {
     record: GameRecord,
-    samples: ShardData,
+    samples: Samples,
 }
 
 /// A self-play run over one output directory.
@@ -554,7 +555,7 @@ impl<G: Game> SelfPlay<G> {
             if found.observation_len() != expected.observation_len() || found.action_count != expected.action_count {
                 return Err(mismatch("shapes", found, expected));
             }
-            done.extend(data.game_id.iter().map(|&id| id as u64));
+            done.extend(data.samples.game_id.iter().map(|&id| id as u64));
             next_shard = index + 1;
         }
         let records_path = self.records_path();
@@ -608,7 +609,7 @@ impl<G: Game> SelfPlay<G> {
         let game = InFlight {
             id,
             seed,
-            samples: ShardData::new(self.info.clone()),
+            samples: Samples::with_shape(self.info.observation_len(), self.info.action_count),
             movers: Vec::new(),
             turns: Vec::new(),
             turn_start: start.clone(),
@@ -771,7 +772,7 @@ impl<G: Game> SelfPlay<G> {
         for finished in waiting.drain(..) {
             serde_json::to_writer(&mut lines, &finished.record).expect("a game record always serialises");
             lines.push(b'\n');
-            shard.extend_from(&finished.samples);
+            shard.samples.extend_from(&finished.samples);
         }
         let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(io_error(&path))?;
         file.write_all(&lines).and_then(|()| file.sync_all()).map_err(io_error(&path))?;

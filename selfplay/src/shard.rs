@@ -21,6 +21,8 @@ use thiserror::Error;
 use zip::write::FileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use crate::samples::Samples;
+
 /// The version of the shard layout; readers refuse any other. Bumped whenever an array is
 /// added, removed or changes meaning.
 pub const FORMAT_VERSION: i32 = 1;
@@ -71,99 +73,41 @@ struct InfoJson {
     generator: String,
 }
 
-/// The positions of one shard, flat and row-major (see the module docs for the shapes).
+/// The positions of one shard and what the shard says about itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShardData {
     pub info: ShardInfo,
-    /// [N, P, H, W]
-    pub observations: Vec<f32>,
-    /// [N, A], 1 for a legal action.
-    pub legal_mask: Vec<u8>,
-    /// [N, A], sums to 1 over the legal actions.
-    pub policy: Vec<f32>,
-    /// [N], the final result for the player to move: 1, 0 or -1.
-    pub outcome: Vec<f32>,
-    /// [N], the search's root value for the player to move.
-    pub root_value: Vec<f32>,
-    /// [N]
-    pub game_id: Vec<i64>,
-    /// [N], index of the decision in its game, from 0.
-    pub move_number: Vec<i32>,
-    /// [N], 1 when the policy target comes from a full-budget search.
-    pub full_search: Vec<u8>,
+    /// The arrays; their shapes are the info's (`observation_len = P·H·W`, `action_count = A`).
+    pub samples: Samples,
 }
 
 impl ShardData {
     /// An empty shard for `info`.
     pub fn new(info: ShardInfo) -> ShardData {
-        ShardData {
-            info,
-            observations: Vec::new(),
-            legal_mask: Vec::new(),
-            policy: Vec::new(),
-            outcome: Vec::new(),
-            root_value: Vec::new(),
-            game_id: Vec::new(),
-            move_number: Vec::new(),
-            full_search: Vec::new(),
-        }
+        let samples = Samples::with_shape(info.observation_len(), info.action_count);
+        ShardData { info, samples }
     }
 
     /// Number of positions.
     pub fn len(&self) -> usize {
-        self.outcome.len()
+        self.samples.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.outcome.is_empty()
+        self.samples.is_empty()
     }
 
-    /// Removes all positions, keeping the info and the allocations.
-    pub fn clear(&mut self) {
-        self.observations.clear();
-        self.legal_mask.clear();
-        self.policy.clear();
-        self.outcome.clear();
-        self.root_value.clear();
-        self.game_id.clear();
-        self.move_number.clear();
-        self.full_search.clear();
-    }
-
-    /// Appends all positions of `other` (same info).
-    pub fn extend_from(&mut self, other: &ShardData) {
-        self.observations.extend_from_slice(&other.observations);
-        self.legal_mask.extend_from_slice(&other.legal_mask);
-        self.policy.extend_from_slice(&other.policy);
-        self.outcome.extend_from_slice(&other.outcome);
-        self.root_value.extend_from_slice(&other.root_value);
-        self.game_id.extend_from_slice(&other.game_id);
-        self.move_number.extend_from_slice(&other.move_number);
-        self.full_search.extend_from_slice(&other.full_search);
-    }
-
-    /// Checks that every array has the length N positions require.
+    /// Checks that the samples have the info's shapes and every array the length N positions
+    /// require.
     pub fn check_lengths(&self) -> Result<(), ShardError> {
-        let n = self.len();
-        let obs = self.info.observation_len();
-        let a = self.info.action_count;
-        let lengths = [
-            ("observations", self.observations.len(), n * obs),
-            ("legal_mask", self.legal_mask.len(), n * a),
-            ("policy", self.policy.len(), n * a),
-            ("root_value", self.root_value.len(), n),
-            ("game_id", self.game_id.len(), n),
-            ("move_number", self.move_number.len(), n),
-            ("full_search", self.full_search.len(), n),
-        ];
-        for (array, found, expected) in lengths {
-            if found != expected {
-                return Err(ShardError::Inconsistent(format!(
-                    "{array} has {found} values, {n} positions need {expected}"
-                )));
-            }
+        let shape = (self.samples.observation_len, self.samples.action_count);
+        let expected = (self.info.observation_len(), self.info.action_count);
+        if shape != expected {
+            return Err(ShardError::Inconsistent(format!(
+                "samples of shape {shape:?} (observation values, actions) in a shard of shape {expected:?}"
+            )));
         }
-        Ok(())
+        self.samples.check().map_err(|error| ShardError::Inconsistent(error.0))
     }
 }
 
@@ -282,6 +226,7 @@ pub fn shard_bytes(data: &ShardData) -> Result<Vec<u8>, ShardError> {
     .expect("the shard info always serialises");
     let n = data.len();
     let a = info.action_count;
+    let data = &data.samples;
     let arrays: [(&str, Vec<u8>); 10] = [
         ("format_version", npy_bytes(&[1], &[FORMAT_VERSION])),
         ("info", npy_bytes(&[info_json.len()], &info_json)),
@@ -560,7 +505,7 @@ pub fn parse_shard(path: &Path, bytes: &[u8]) -> Result<ShardData, ShardError> {
     let (_, game_id) = array("game_id", &[n], Dtype::I64)?;
     let (_, move_number) = array("move_number", &[n], Dtype::I32)?;
     let (_, full_search) = array("full_search", &[n], Dtype::U8)?;
-    Ok(ShardData {
+    let samples = Samples {
         observations: values(observations),
         legal_mask: values(legal_mask),
         policy: values(policy),
@@ -569,8 +514,9 @@ pub fn parse_shard(path: &Path, bytes: &[u8]) -> Result<ShardData, ShardError> {
         game_id: values(game_id),
         move_number: values(move_number),
         full_search: values(full_search),
-        info,
-    })
+        ..Samples::with_shape(info.observation_len(), info.action_count)
+    };
+    Ok(ShardData { info, samples })
 }
 
 #[cfg(test)]
@@ -589,7 +535,7 @@ mod tests {
             generator: "test".into(),
         };
         let n = 3;
-        ShardData {
+        let samples = Samples {
             observations: (0..n * 24).map(|i| i as f32 * 0.5 - 7.0).collect(),
             legal_mask: (0..n * 5).map(|i| (i % 3 != 0) as u8).collect(),
             policy: (0..n * 5).map(|i| i as f32 / 100.0).collect(),
@@ -598,8 +544,9 @@ mod tests {
             game_id: vec![7, 7, 1 << 40],
             move_number: vec![0, 1, -3],
             full_search: vec![1, 0, 1],
-            info,
-        }
+            ..Samples::with_shape(info.observation_len(), info.action_count)
+        };
+        ShardData { info, samples }
     }
 
     #[test]
@@ -631,7 +578,10 @@ mod tests {
     #[test]
     fn inconsistent_data_is_refused_before_writing() {
         let mut data = sample();
-        data.policy.pop();
+        data.samples.policy.pop();
+        assert!(matches!(shard_bytes(&data), Err(ShardError::Inconsistent(_))));
+        let mut data = sample();
+        data.samples.observation_len += 1;
         assert!(matches!(shard_bytes(&data), Err(ShardError::Inconsistent(_))));
     }
 
@@ -741,14 +691,14 @@ print(json.dumps(out))
         };
         let f = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
         check("format_version", "<i4", &[1], vec![1.0]);
-        check("observations", "<f4", &[3, 2, 3, 4], f(&data.observations));
-        check("legal_mask", "|u1", &[3, 5], data.legal_mask.iter().map(|&x| x as f64).collect());
-        check("policy", "<f4", &[3, 5], f(&data.policy));
-        check("outcome", "<f4", &[3], f(&data.outcome));
-        check("root_value", "<f4", &[3], f(&data.root_value));
-        check("game_id", "<i8", &[3], data.game_id.iter().map(|&x| x as f64).collect());
-        check("move_number", "<i4", &[3], data.move_number.iter().map(|&x| x as f64).collect());
-        check("full_search", "|u1", &[3], data.full_search.iter().map(|&x| x as f64).collect());
+        check("observations", "<f4", &[3, 2, 3, 4], f(&data.samples.observations));
+        check("legal_mask", "|u1", &[3, 5], data.samples.legal_mask.iter().map(|&x| x as f64).collect());
+        check("policy", "<f4", &[3, 5], f(&data.samples.policy));
+        check("outcome", "<f4", &[3], f(&data.samples.outcome));
+        check("root_value", "<f4", &[3], f(&data.samples.root_value));
+        check("game_id", "<i8", &[3], data.samples.game_id.iter().map(|&x| x as f64).collect());
+        check("move_number", "<i4", &[3], data.samples.move_number.iter().map(|&x| x as f64).collect());
+        check("full_search", "|u1", &[3], data.samples.full_search.iter().map(|&x| x as f64).collect());
         assert_eq!(
             seen["info_json"],
             serde_json::json!({"game": "dvonn", "variant": "dvonn", "format_version": 1, "planes": 2,

@@ -58,9 +58,9 @@ fn read_output(dir: &Path) -> (BTreeMap<u64, GameRecord>, Vec<ShardData>) {
 fn rows_of(shards: &[ShardData], game_id: u64) -> BTreeMap<i32, (usize, usize)> {
     let mut rows = BTreeMap::new();
     for (s, shard) in shards.iter().enumerate() {
-        for (r, &id) in shard.game_id.iter().enumerate() {
+        for (r, &id) in shard.samples.game_id.iter().enumerate() {
             if id as u64 == game_id {
-                assert!(rows.insert(shard.move_number[r], (s, r)).is_none(), "a position written twice");
+                assert!(rows.insert(shard.samples.move_number[r], (s, r)).is_none(), "a position written twice");
             }
         }
     }
@@ -115,8 +115,8 @@ fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) 
             let &(s, r) = rows.get(&move_number).unwrap_or_else(|| panic!("game {} decision {move_number} missing", record.game_id));
             let shard = &shards[s];
             let a = spec.action_count;
-            let mask = &shard.legal_mask[r * a..(r + 1) * a];
-            let policy = &shard.policy[r * a..(r + 1) * a];
+            let mask = &shard.samples.legal_mask[r * a..(r + 1) * a];
+            let policy = &shard.samples.policy[r * a..(r + 1) * a];
             let expected_mask: Vec<u8> = (0..a).map(|i| legal.iter().any(|l| l.index() == i) as u8).collect();
             assert_eq!(mask, &expected_mask[..]);
             let sum: f32 = policy.iter().sum();
@@ -124,11 +124,11 @@ fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) 
             assert!(policy.iter().zip(mask).all(|(&p, &m)| p >= 0.0 && (m == 1 || p == 0.0)));
             position.encode(&mut observation);
             let n = spec.observation_len();
-            assert_eq!(&shard.observations[r * n..(r + 1) * n], &observation[..]);
+            assert_eq!(&shard.samples.observations[r * n..(r + 1) * n], &observation[..]);
             let sign = if position.to_move() == Player::One { 1.0 } else { -1.0 };
-            assert_eq!(shard.outcome[r], record.outcome as f32 * sign);
-            assert!((-1.0..=1.0).contains(&shard.root_value[r]));
-            assert_eq!(shard.full_search[r], 1);
+            assert_eq!(shard.samples.outcome[r], record.outcome as f32 * sign);
+            assert!((-1.0..=1.0).contains(&shard.samples.root_value[r]));
+            assert_eq!(shard.samples.full_search[r], 1);
             sampled += 1;
         };
         let mut replayed = start.clone();
@@ -225,7 +225,7 @@ fn a_killed_run_resumes_without_duplicates() {
     SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let (_, shards) = read_output(&dir);
     let last = format!("shard-{:06}.npz", shards.len() - 1);
-    let lost: Vec<i64> = shards.last().unwrap().game_id.clone();
+    let lost: Vec<i64> = shards.last().unwrap().samples.game_id.clone();
     let temporary = gipfzero_store::temporary_path(&dir.join(&last));
     fs::rename(dir.join(&last), &temporary).unwrap();
     let mut records = fs::read(dir.join(RECORDS_FILE)).unwrap();

@@ -7,7 +7,7 @@ use gipfzero_model::{NetConfig, Network};
 use tch::Device;
 
 use crate::config::TrainingConfig;
-use crate::replay::SampleBatch;
+use crate::replay::Samples;
 use gipfzero_model::NetConfigError;
 
 use crate::trainer::Trainer;
@@ -24,9 +24,9 @@ pub struct TrainingThroughput {
 }
 
 /// A batch of `size` copies of `start`'s position with a uniform policy target.
-pub fn uniform_batch<G: Game>(start: &G, size: usize) -> SampleBatch {
+pub fn uniform_batch<G: Game>(start: &G, size: usize) -> Samples {
     let spec = start.spec();
-    let mut batch = SampleBatch::new(spec);
+    let mut batch = Samples::new(spec);
     let mut observation = vec![0.0; spec.observation_len()];
     let mut legal = Vec::new();
     start.encode(&mut observation);

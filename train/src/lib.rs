@@ -5,7 +5,7 @@
 //! - [`stats`]: match statistics — Elo differences with confidence intervals and the
 //!   sequential probability ratio test that stops a match once its answer is clear.
 //! - [`replay`]: the replay window (bounded by positions, generations and reuse) and the
-//!   in-memory [`replay::SampleBatch`] with the fields of the dataset shards.
+//!   samples it holds ([`replay::Samples`], the self-play crate's type: the arrays of a shard).
 //! - [`trainer`]: SGD steps (masked policy cross-entropy + value MSE) with its own Adam and
 //!   SGD whose moments are saved in checkpoints, learning-rate schedules, and symmetry
 //!   augmentation.

@@ -32,7 +32,7 @@ use thiserror::Error;
 
 use crate::config::{Opponent, RunConfig};
 use crate::evaluate::MatchReport;
-use crate::replay::{ReplayError, ReplayWindow, SampleBatch};
+use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{
     read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir, RunError,
     SelfPlayMetrics, TrainingMetrics,
@@ -42,7 +42,7 @@ use crate::trainer::{Trainer, TrainerError};
 /// One generation of self-play.
 #[derive(Clone, Debug)]
 pub struct Generation {
-    pub samples: SampleBatch,
+    pub samples: Samples,
     pub games: u32,
     /// Actions played over all games.
     pub actions: u64,
@@ -62,7 +62,7 @@ pub trait SelfPlay<G: Game> {
 
     /// The samples of a stored generation, as `generate` returned them (for restoring the
     /// replay window after a restart).
-    fn load(&mut self, run: &RunDir, generation: u64) -> Result<SampleBatch, String>;
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String>;
 }
 
 /// Plays evaluation matches.
@@ -311,7 +311,7 @@ mod tests {
     /// Self-play stand-in: random DVONN positions with random targets, by seed; "shards" are
     /// kept in memory, keyed by generation.
     struct FakeSelfPlay {
-        stored: HashMap<u64, SampleBatch>,
+        stored: HashMap<u64, Samples>,
     }
 
     impl SelfPlay<Dvonn> for FakeSelfPlay {
@@ -324,7 +324,7 @@ mod tests {
         ) -> Result<Generation, String> {
             let start = Dvonn::new();
             let mut rng = SplitMix64::new(seed);
-            let mut batch = SampleBatch::new(start.spec());
+            let mut batch = Samples::new(start.spec());
             let mut legal = Vec::new();
             let mut observation = vec![0.0; start.spec().observation_len()];
             let mut position = start;
@@ -361,7 +361,7 @@ mod tests {
             })
         }
 
-        fn load(&mut self, _run: &RunDir, generation: u64) -> Result<SampleBatch, String> {
+        fn load(&mut self, _run: &RunDir, generation: u64) -> Result<Samples, String> {
             self.stored
                 .get(&generation)
                 .cloned()

@@ -20,115 +20,18 @@
 //! window (same future minibatches) from them and a loader that reads a generation's samples
 //! back (from its shards). The state is plain serde data (JSON in the run's resume file),
 //! about two bytes per position in the window.
-use gipfzero_games::{Spec, SplitMix64};
+use gipfzero_games::SplitMix64;
+pub use gipfzero_selfplay::samples::{InconsistentSamples, Samples};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::config::ReplayConfig;
 
-/// Training samples, flat and row-major, with the fields of the dataset shard format
-/// (`observations` `[N, P·H·W]`, `legal_mask` and `policy` `[N, A]`, the rest `[N]`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SampleBatch {
-    /// `P·H·W`: values per observation.
-    pub observation_len: usize,
-    /// `A`: the action space.
-    pub action_count: usize,
-    pub observations: Vec<f32>,
-    pub legal_mask: Vec<u8>,
-    pub policy: Vec<f32>,
-    pub outcome: Vec<f32>,
-    pub root_value: Vec<f32>,
-    pub game_id: Vec<i64>,
-    pub move_number: Vec<i32>,
-    pub full_search: Vec<u8>,
-}
-
-/// Samples whose arrays do not fit together.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("inconsistent sample batch: {0}")]
-pub struct BatchError(pub String);
-
-impl SampleBatch {
-    /// An empty batch for the variant `spec`.
-    pub fn new(spec: &Spec) -> SampleBatch {
-        SampleBatch {
-            observation_len: spec.observation_len(),
-            action_count: spec.action_count,
-            ..SampleBatch::default()
-        }
-    }
-
-    /// Number of positions.
-    pub fn len(&self) -> usize {
-        self.outcome.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.outcome.is_empty()
-    }
-
-    /// Checks that every array has the length of `len()` positions.
-    pub fn check(&self) -> Result<(), BatchError> {
-        let n = self.len();
-        let checks = [
-            (
-                "observations",
-                self.observations.len(),
-                n * self.observation_len,
-            ),
-            ("legal_mask", self.legal_mask.len(), n * self.action_count),
-            ("policy", self.policy.len(), n * self.action_count),
-            ("root_value", self.root_value.len(), n),
-            ("game_id", self.game_id.len(), n),
-            ("move_number", self.move_number.len(), n),
-            ("full_search", self.full_search.len(), n),
-        ];
-        for (name, found, expected) in checks {
-            if found != expected {
-                return Err(BatchError(format!(
-                    "{name} has {found} values, {n} positions need {expected}"
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Appends position `index` of `other` (same shapes).
-    pub fn push_from(&mut self, other: &SampleBatch, index: usize) {
-        debug_assert_eq!(
-            (self.observation_len, self.action_count),
-            (other.observation_len, other.action_count)
-        );
-        let (o, a) = (other.observation_len, other.action_count);
-        self.observations
-            .extend_from_slice(&other.observations[index * o..(index + 1) * o]);
-        self.legal_mask
-            .extend_from_slice(&other.legal_mask[index * a..(index + 1) * a]);
-        self.policy
-            .extend_from_slice(&other.policy[index * a..(index + 1) * a]);
-        self.outcome.push(other.outcome[index]);
-        self.root_value.push(other.root_value[index]);
-        self.game_id.push(other.game_id[index]);
-        self.move_number.push(other.move_number[index]);
-        self.full_search.push(other.full_search[index]);
-    }
-
-    /// An empty batch with the shapes of `self`.
-    pub fn empty_like(&self) -> SampleBatch {
-        SampleBatch {
-            observation_len: self.observation_len,
-            action_count: self.action_count,
-            ..SampleBatch::default()
-        }
-    }
-}
-
 /// One generation in the window.
 #[derive(Clone, Debug)]
 struct Generation {
     id: u64,
-    samples: SampleBatch,
+    samples: Samples,
     /// Positions before this index were trimmed by the position bound.
     start: usize,
     uses: Vec<u16>,
@@ -179,7 +82,7 @@ impl ReplayWindow {
 
     /// Adds the samples of generation `id` (ids increase) and applies the bounds. With
     /// `full_search_only`, positions without a full search are left out here.
-    pub fn add_generation(&mut self, id: u64, samples: SampleBatch) -> Result<(), BatchError> {
+    pub fn add_generation(&mut self, id: u64, samples: Samples) -> Result<(), InconsistentSamples> {
         samples.check()?;
         let samples = if self.config.full_search_only {
             let mut kept = samples.empty_like();
@@ -263,7 +166,7 @@ impl ReplayWindow {
 
     /// Draws `size` distinct live positions uniformly, counting one use for each; `None` when
     /// fewer than `size` are live.
-    pub fn sample(&mut self, size: usize) -> Option<SampleBatch> {
+    pub fn sample(&mut self, size: usize) -> Option<Samples> {
         if size == 0 || self.live.len() < size {
             return None;
         }
@@ -310,7 +213,7 @@ impl ReplayWindow {
     pub fn restore(
         config: &ReplayConfig,
         state: &ReplayState,
-        mut load: impl FnMut(u64) -> Result<SampleBatch, String>,
+        mut load: impl FnMut(u64) -> Result<Samples, String>,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut window = ReplayWindow::new(config, state.rng_state);
         for saved in &state.generations {
@@ -344,11 +247,11 @@ mod tests {
 
     /// A batch of `n` positions of generation `id`, each identifiable by its outcome field
     /// (`id·1000 + i`), with observation length 2 and 3 actions.
-    fn generation(id: u64, n: usize) -> SampleBatch {
-        let mut batch = SampleBatch {
+    fn generation(id: u64, n: usize) -> Samples {
+        let mut batch = Samples {
             observation_len: 2,
             action_count: 3,
-            ..SampleBatch::default()
+            ..Samples::default()
         };
         for i in 0..n {
             let tag = (id * 1000 + i as u64) as f32;

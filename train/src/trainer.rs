@@ -36,7 +36,7 @@ use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
 use crate::config::{LrSchedule, OptimizerConfig, TrainingConfig};
-use crate::replay::SampleBatch;
+use crate::replay::Samples;
 
 /// What one SGD step measured (on the batch it trained on, before the update).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -290,7 +290,7 @@ impl Trainer {
 
     /// One SGD step on `batch` (augmented first when the config says so). `game` is any
     /// position of the variant: it supplies the symmetries.
-    pub fn train_step<G: Game>(&mut self, game: &G, batch: &SampleBatch) -> StepStats {
+    pub fn train_step<G: Game>(&mut self, game: &G, batch: &Samples) -> StepStats {
         let network = &self.network;
         let augmented;
         let batch = if self.augment {
@@ -386,7 +386,7 @@ struct BatchTensors {
 }
 
 impl BatchTensors {
-    fn new(batch: &SampleBatch, root_value_weight: f32, device: Device) -> BatchTensors {
+    fn new(batch: &Samples, root_value_weight: f32, device: Device) -> BatchTensors {
         let (n, a) = (batch.len() as i64, batch.action_count as i64);
         BatchTensors {
             observations: Tensor::from_slice(&batch.observations)
@@ -407,7 +407,7 @@ impl BatchTensors {
 }
 
 /// `(1 − w)·outcome + w·root_value` per sample (the outcomes themselves when `w` is 0).
-fn value_targets(batch: &SampleBatch, root_value_weight: f32) -> Vec<f32> {
+fn value_targets(batch: &Samples, root_value_weight: f32) -> Vec<f32> {
     let w = root_value_weight;
     batch
         .outcome
@@ -459,7 +459,7 @@ impl Losses {
 }
 
 /// `batch` with every sample seen through a symmetry drawn from `rng` (see the module docs).
-pub fn augment<G: Game>(game: &G, batch: &SampleBatch, rng: &mut SplitMix64) -> SampleBatch {
+pub fn augment<G: Game>(game: &G, batch: &Samples, rng: &mut SplitMix64) -> Samples {
     let count = game.spec().symmetry_count.max(1) as u64;
     let symmetries: Vec<usize> = (0..batch.len())
         .map(|_| rng.below(count) as usize)
@@ -470,9 +470,9 @@ pub fn augment<G: Game>(game: &G, batch: &SampleBatch, rng: &mut SplitMix64) -> 
 /// `batch` with sample `i` seen through symmetry `symmetries[i]`.
 pub fn transform_batch<G: Game>(
     game: &G,
-    batch: &SampleBatch,
+    batch: &Samples,
     symmetries: &[usize],
-) -> SampleBatch {
+) -> Samples {
     let (o, a) = (batch.observation_len, batch.action_count);
     let mut out = batch.clone();
     for (i, &sym) in symmetries.iter().enumerate() {
@@ -513,9 +513,9 @@ mod tests {
 
     /// `n` positions from random DVONN/LYNGK games (via the real `encode`), each with a
     /// random policy target over its legal actions and a random decided outcome.
-    fn samples<G: Game>(start: &G, n: usize, seed: u64) -> SampleBatch {
+    fn samples<G: Game>(start: &G, n: usize, seed: u64) -> Samples {
         let mut rng = SplitMix64::new(seed);
-        let mut batch = SampleBatch::new(start.spec());
+        let mut batch = Samples::new(start.spec());
         let mut legal = Vec::new();
         let mut observation = vec![0.0; start.spec().observation_len()];
         while batch.len() < n {
@@ -658,7 +658,7 @@ mod tests {
     fn resume_is_exact(optimizer: OptimizerConfig) {
         let _rng = setup();
         let game = Dvonn::new();
-        let batches: Vec<SampleBatch> = (0..6).map(|i| samples(&game, 6, 10 + i)).collect();
+        let batches: Vec<Samples> = (0..6).map(|i| samples(&game, 6, 10 + i)).collect();
         let config = training(optimizer, true);
         tch::manual_seed(1);
         let reference = Network::new(game.spec(), &tiny(), Device::Cpu).unwrap();
@@ -788,7 +788,7 @@ mod tests {
             if legal.is_empty() {
                 continue;
             }
-            let mut batch = SampleBatch::new(spec);
+            let mut batch = Samples::new(spec);
             let mut observation = vec![0.0; spec.observation_len()];
             position.encode(&mut observation);
             batch.observations.extend_from_slice(&observation);
