@@ -608,7 +608,7 @@ impl Default for TrainingConfig {
             steps_per_iteration: 60,
             augment: true,
             value_loss_weight: 1.0,
-            root_value_weight: 0.0,
+            root_value_weight: 0.5,
             optimizer: OptimizerConfig::default(),
             lr: LrSchedule::default(),
         }
