@@ -37,8 +37,9 @@ pub struct GumbelConfig {
     /// Rescale completed Q values to [0, 1] by their min and max before σ, as `mctx` does, so
     /// that c_scale means the same whatever the spread of the values. Default true.
     pub rescale_values: bool,
-    /// Add Gumbel noise to the root logits. True for self-play (it is the exploration); false
-    /// for evaluation games, which then consider the top-m actions of the prior. Default true.
+    /// Add Gumbel noise to the root logits, scaled by the move's temperature
+    /// ([`SearchConfig::temperature`]). True for self-play (it is the exploration); false for
+    /// evaluation games, which then consider the top-m actions of the prior. Default true.
     pub noise: bool,
 }
 
@@ -119,7 +120,8 @@ pub struct SearchConfig {
     pub dirichlet: Option<DirichletNoise>,
     /// Move temperature by move number; the step with the largest `from_move` not above the
     /// move number applies (temperature 1 before any step). Default: 1 for the first 30
-    /// actions, then 0. Gumbel searches ignore it (their action is chosen by the search).
+    /// actions, then 0. A Gumbel root scales its Gumbel noise by it: the considered actions
+    /// are then drawn from the prior at this temperature, and 0 removes the noise.
     pub temperature: Vec<TemperatureStep>,
     /// Playout-cap randomisation; `None` gives every move the full budget. Default `None`.
     pub playout_cap: Option<PlayoutCap>,

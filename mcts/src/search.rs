@@ -332,11 +332,20 @@ impl<G: Game> Search<G> {
                 }
             }
             RootPolicy::Gumbel(g) => {
+                // g(a) scaled by the move's temperature T: the top-m of logits + T·g are m
+                // draws without replacement from the prior at temperature T, so the schedule
+                // that cools PUCT's visit sampling cools the Gumbel root's choice the same
+                // way (T = 0: the deterministic top-m, as in evaluation).
+                let scale = if g.noise {
+                    self.config.temperature_at(self.move_number)
+                } else {
+                    0.0
+                };
                 let rng = &mut self.rng;
                 self.gumbel.noise.clear();
                 self.gumbel.noise.extend((0..n).map(|_| {
-                    if g.noise {
-                        noise::gumbel(rng)
+                    if scale > 0.0 {
+                        scale * noise::gumbel(rng)
                     } else {
                         0.0
                     }

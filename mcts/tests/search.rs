@@ -316,6 +316,50 @@ fn gumbel_considers_only_m_actions() {
     assert_eq!(result.visits.iter().sum::<u32>(), 40);
 }
 
+#[test]
+fn gumbel_noise_follows_the_temperature_schedule() {
+    // A uniform prior and m = 1: the single considered action is the top of logits + T·g.
+    // With T = 1 the seed decides it; with T = 0 (from move 0 on) the noise is gone and every
+    // seed considers, and plays, the same action.
+    let considered = |temperature: f32, seed: u64| {
+        let config = SearchConfig {
+            root_policy: RootPolicy::Gumbel(GumbelConfig {
+                max_considered: 1,
+                ..GumbelConfig::default()
+            }),
+            temperature: vec![gipfzero_mcts::TemperatureStep {
+                from_move: 0,
+                temperature,
+            }],
+            ..gumbel(8, true)
+        };
+        search_once(Nim::new(40, NimRules::CLASSIC), config, seed, &UniformEvaluator).action
+    };
+    let hot: std::collections::HashSet<Action> = (0..24).map(|seed| considered(1.0, seed)).collect();
+    assert!(hot.len() > 1, "temperature 1 always chose {hot:?}");
+    let cold: std::collections::HashSet<Action> = (0..24).map(|seed| considered(0.0, seed)).collect();
+    assert_eq!(cold.len(), 1, "temperature 0 chose {cold:?}");
+    // The schedule is read at the search's move number: cold from move 5 on.
+    let scheduled = |seed: u64| {
+        let config = SearchConfig {
+            root_policy: RootPolicy::Gumbel(GumbelConfig {
+                max_considered: 1,
+                ..GumbelConfig::default()
+            }),
+            temperature: vec![
+                gipfzero_mcts::TemperatureStep { from_move: 0, temperature: 1.0 },
+                gipfzero_mcts::TemperatureStep { from_move: 5, temperature: 0.0 },
+            ],
+            ..gumbel(8, true)
+        };
+        let mut search = Search::new(Nim::new(40, NimRules::CLASSIC), config, seed).unwrap();
+        search.set_move_number(5);
+        search.run(&UniformEvaluator).unwrap().action
+    };
+    let late: std::collections::HashSet<Action> = (0..24).map(scheduled).collect();
+    assert_eq!(late, cold, "move 5 is past the schedule's cooling step");
+}
+
 fn pool_positions() -> Vec<(Nim, u64)> {
     vec![
         (Nim::new(9, NimRules::CLASSIC), 1),

@@ -120,7 +120,8 @@ pub struct SearchSettings {
     pub root_fpu_reduction: f32,
     /// PUCT root noise; `null` for none.
     pub dirichlet: Option<DirichletSettings>,
-    /// `[{from_move, temperature}, …]`; ignored by Gumbel searches.
+    /// `[{from_move, temperature}, …]`: PUCT samples the played action from the visits at
+    /// this temperature; a Gumbel root scales its Gumbel noise by it (0: no noise).
     pub temperature: Vec<TemperatureSettings>,
     /// Playout-cap randomisation; `null` for none.
     pub playout_cap: Option<PlayoutCapSettings>,
