@@ -145,9 +145,14 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     let output = gipfzero(&["evaluate", "dvonn", &agent, "random", "--games", "2", "--simulations", "4", "--quiet"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
+    let output =
+        gipfzero(&["evaluate", "dvonn", &agent, "random", "--games", "2", "--simulations", "8", "--gumbel", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
     let output = gipfzero(&["evaluate", "zertz", &agent, "random", "--games", "2", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(text(&output.stderr).contains("expected zertz"), "{}", text(&output.stderr));
+    let error = text(&output.stderr);
+    assert!(error.contains("expected zertz") && error.contains(&format!("agent {agent:?}")), "{error}");
     // Round robin over the run's checkpoints (iter-000000, iter-000001, latest): an Elo table.
     let checkpoints = run.join("checkpoints");
     let output = gipfzero(&[

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use gipfzero_games::Game;
-use gipfzero_mcts::{Agent, AgentError, MctsAgent, RootPolicy, SearchConfig};
+use gipfzero_mcts::{Agent, AgentError, GumbelConfig, MctsAgent, RootPolicy, SearchConfig};
 use gipfzero_model::{checkpoint, DeviceChoice, InferenceServer, NetworkEvaluator, ServerConfig};
 use gipfzero_play::{turn_shares, AgentSource, Baseline};
 
@@ -58,9 +58,11 @@ impl AgentChoice {
         InferenceServer::spawn(&loaded.network, config).map_err(|e| e.to_string())
     }
 
-    /// The search of a checkpoint agent with `simulations` (the default when `None`).
-    fn search_config(simulations: Option<u32>) -> SearchConfig {
-        SearchConfig::evaluation(simulations.unwrap_or(CHECKPOINT_SIMULATIONS), RootPolicy::Puct)
+    /// The search of a checkpoint agent with `simulations` (the default when `None`): PUCT, or
+    /// a Gumbel root (sequential halving over the prior's top actions, no noise).
+    fn search_config(simulations: Option<u32>, gumbel: bool) -> SearchConfig {
+        let root = if gumbel { RootPolicy::Gumbel(GumbelConfig::default()) } else { RootPolicy::Puct };
+        SearchConfig::evaluation(simulations.unwrap_or(CHECKPOINT_SIMULATIONS), root)
     }
 }
 
@@ -71,16 +73,24 @@ pub struct AgentFactory {
     choice: AgentChoice,
     server: Option<InferenceServer>,
     simulations: Option<u32>,
+    gumbel: bool,
 }
 
 impl AgentFactory {
-    /// Loads `choice` (a checkpoint is checked against `position`'s variant).
-    pub fn new<G: Game>(choice: AgentChoice, position: &G, simulations: Option<u32>) -> Result<AgentFactory, String> {
+    /// Loads `choice` (a checkpoint is checked against `position`'s variant). A checkpoint's
+    /// agents search `simulations` per decision (the default when `None`), with a Gumbel root
+    /// when `gumbel`, with PUCT otherwise.
+    pub fn new<G: Game>(
+        choice: AgentChoice,
+        position: &G,
+        simulations: Option<u32>,
+        gumbel: bool,
+    ) -> Result<AgentFactory, String> {
         let server = match &choice {
             AgentChoice::Checkpoint(path) => Some(AgentChoice::serve(path, position)?),
             AgentChoice::Baseline(_) => None,
         };
-        Ok(AgentFactory { choice, server, simulations })
+        Ok(AgentFactory { choice, server, simulations, gumbel })
     }
 
     /// A fresh agent for one game, seeded with `seed`.
@@ -89,7 +99,7 @@ impl AgentFactory {
             (AgentChoice::Checkpoint(_), Some(server)) => {
                 let evaluator =
                     NetworkEvaluator::new(server.handle(), position.spec()).map_err(|e| e.to_string())?;
-                let agent = MctsAgent::new(self.choice.name(), evaluator, AgentChoice::search_config(self.simulations), seed)
+                let agent = MctsAgent::new(self.choice.name(), evaluator, AgentChoice::search_config(self.simulations, self.gumbel), seed)
                     .map_err(|e| e.to_string())?;
                 Ok(Box::new(agent))
             }
@@ -143,7 +153,7 @@ impl AgentSource for AgentChoice {
             AgentChoice::Baseline(baseline) => baseline.agent(position, simulations, seed),
             AgentChoice::Checkpoint(path) => {
                 let (evaluator, server) = Self::network(path, position)?;
-                let agent = MctsAgent::new(self.name(), evaluator, Self::search_config(simulations), seed)
+                let agent = MctsAgent::new(self.name(), evaluator, Self::search_config(simulations, false), seed)
                     .map_err(|e| e.to_string())?;
                 Ok(Box::new(NetworkAgent {
                     agent,

@@ -31,6 +31,10 @@ pub struct EvaluateArgs {
     /// Simulations per decision of checkpoint agents (their default when absent).
     #[arg(long)]
     pub simulations: Option<u32>,
+    /// Checkpoint agents search with a Gumbel root (sequential halving over the prior's top
+    /// actions, no noise) instead of PUCT.
+    #[arg(long)]
+    pub gumbel: bool,
     /// Number of games (an even number: pairs share a start with colours swapped).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
@@ -62,8 +66,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     let (Some(first), Some(second)) = (&args.first, &args.second) else {
         anyhow::bail!("give two agents, or --round-robin DIR");
     };
-    // Check both agent specs before any game starts.
-    setting.start()?.visit(CheckAgents { args: &args, specs: &[first.clone(), second.clone()] })?;
+    // The match loads both agents (and checks them against the game) before any game starts.
     let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings })?;
     print_report(&args, first, second, &report);
     Ok(())
@@ -138,6 +141,8 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
     Ok(Sprt { elo0, elo1, alpha: 0.05, beta: 0.05 })
 }
 
+/// Loads every agent of a round robin once, so a bad checkpoint fails before the first
+/// pairing rather than hours into the tournament.
 struct CheckAgents<'a> {
     args: &'a EvaluateArgs,
     specs: &'a [String],
@@ -176,7 +181,9 @@ impl GameVisitor for Match<'_> {
         );
         let factory = |spec: &str| -> anyhow::Result<AgentFactory> {
             let choice = AgentChoice::parse(spec)?;
-            AgentFactory::new(choice, &start, args.simulations).map_err(anyhow::Error::msg)
+            AgentFactory::new(choice, &start, args.simulations, args.gumbel)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("agent {spec:?}"))
         };
         let (first, second) = (factory(self.first)?, factory(self.second)?);
         let report = run_match(
