@@ -122,6 +122,9 @@ fn evaluate_reports_results_and_elo() {
     let output = gipfzero(&["evaluate", "dvonn", "greedy", "rollout:x", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("rollout:x"), "{}", text(&output.stderr));
+    let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--rollout-mix", "1.5", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("rollout mix 1.5 is outside [0, 1]"), "{}", text(&output.stderr));
 }
 
 #[test]
@@ -146,7 +149,10 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
     let output =
-        gipfzero(&["evaluate", "dvonn", &agent, "random", "--games", "2", "--simulations", "8", "--gumbel", "--quiet"]);
+        gipfzero(&[
+            "evaluate", "dvonn", &agent, "random", "--games", "2", "--simulations", "8", "--gumbel", "--rollout-mix", "0.5",
+            "--quiet",
+        ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
     let output = gipfzero(&["evaluate", "zertz", &agent, "random", "--games", "2", "--quiet"]);

@@ -60,7 +60,7 @@ pub use config::{
     ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig,
     TemperatureStep,
 };
-pub use evaluator::{Batch, EvalError, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{Batch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use pool::{run_lockstep, SearchPool, StepBuffers};
 pub use search::{Search, SearchError, SearchResult};
 pub use tree::{EDGE_BYTES, NODE_BYTES};

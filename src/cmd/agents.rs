@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use gipfzero_games::Game;
-use gipfzero_mcts::{Agent, AgentError, GumbelConfig, MctsAgent, RootPolicy, SearchConfig};
+use gipfzero_mcts::{
+    Agent, AgentError, GumbelConfig, MctsAgent, MixedEvaluator, RolloutEvaluator, RootPolicy, SearchConfig,
+};
 use gipfzero_model::{checkpoint, DeviceChoice, InferenceServer, NetworkEvaluator, ServerConfig};
 use gipfzero_play::{turn_shares, AgentSource, Baseline};
 
@@ -66,44 +68,59 @@ impl AgentChoice {
     }
 }
 
+/// How a match's checkpoint agents search.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckpointSearch {
+    /// Simulations per decision; [`CHECKPOINT_SIMULATIONS`] when `None`.
+    pub simulations: Option<u32>,
+    /// A Gumbel root instead of PUCT.
+    pub gumbel: bool,
+    /// The weight of one random playout's result in each leaf's value (0: the network's
+    /// value alone; see [`MixedEvaluator`]).
+    pub rollout_mix: f32,
+}
+
 /// Makes the agents of one side of a match, one per game: a checkpoint is loaded once and
 /// served by one inference server that all its games share, so the positions of games
 /// played at the same time (`--threads`) are evaluated in common batches.
 pub struct AgentFactory {
     choice: AgentChoice,
     server: Option<InferenceServer>,
-    simulations: Option<u32>,
-    gumbel: bool,
+    search: CheckpointSearch,
 }
 
 impl AgentFactory {
-    /// Loads `choice` (a checkpoint is checked against `position`'s variant). A checkpoint's
-    /// agents search `simulations` per decision (the default when `None`), with a Gumbel root
-    /// when `gumbel`, with PUCT otherwise.
-    pub fn new<G: Game>(
-        choice: AgentChoice,
-        position: &G,
-        simulations: Option<u32>,
-        gumbel: bool,
-    ) -> Result<AgentFactory, String> {
+    /// Loads `choice` (a checkpoint is checked against `position`'s variant); a checkpoint's
+    /// agents search as `search` says, baselines take its simulations.
+    pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, String> {
+        if !(0.0..=1.0).contains(&search.rollout_mix) {
+            return Err(format!("the rollout mix {} is outside [0, 1]", search.rollout_mix));
+        }
         let server = match &choice {
             AgentChoice::Checkpoint(path) => Some(AgentChoice::serve(path, position)?),
             AgentChoice::Baseline(_) => None,
         };
-        Ok(AgentFactory { choice, server, simulations, gumbel })
+        Ok(AgentFactory { choice, server, search })
     }
 
     /// A fresh agent for one game, seeded with `seed`.
     pub fn agent<G: Game>(&self, position: &G, seed: u64) -> Result<Box<dyn Agent<G>>, String> {
+        let search = self.search;
         match (&self.choice, &self.server) {
             (AgentChoice::Checkpoint(_), Some(server)) => {
                 let evaluator =
                     NetworkEvaluator::new(server.handle(), position.spec()).map_err(|e| e.to_string())?;
-                let agent = MctsAgent::new(self.choice.name(), evaluator, AgentChoice::search_config(self.simulations, self.gumbel), seed)
-                    .map_err(|e| e.to_string())?;
-                Ok(Box::new(agent))
+                let config = AgentChoice::search_config(search.simulations, search.gumbel);
+                let name = self.choice.name();
+                if search.rollout_mix > 0.0 {
+                    let mixed = MixedEvaluator::new(evaluator, RolloutEvaluator::new(1, seed), search.rollout_mix)
+                        .map_err(|e| e.to_string())?;
+                    Ok(Box::new(MctsAgent::new(name, mixed, config, seed).map_err(|e| e.to_string())?))
+                } else {
+                    Ok(Box::new(MctsAgent::new(name, evaluator, config, seed).map_err(|e| e.to_string())?))
+                }
             }
-            (choice, _) => choice.agent(position, self.simulations, seed),
+            (choice, _) => choice.agent(position, search.simulations, seed),
         }
     }
 }

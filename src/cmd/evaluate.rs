@@ -6,7 +6,7 @@ use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_play::AgentSource;
 
-use crate::cmd::agents::{AgentChoice, AgentFactory};
+use crate::cmd::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -35,6 +35,10 @@ pub struct EvaluateArgs {
     /// actions, no noise) instead of PUCT.
     #[arg(long)]
     pub gumbel: bool,
+    /// Checkpoint agents blend this weight of a random playout's result into each leaf's
+    /// network value (AlphaGo's mixing λ; 0 is the network alone).
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    pub rollout_mix: f32,
     /// Number of games (an even number: pairs share a start with colours swapped).
     #[arg(long, default_value_t = 20)]
     pub games: u32,
@@ -181,7 +185,11 @@ impl GameVisitor for Match<'_> {
         );
         let factory = |spec: &str| -> anyhow::Result<AgentFactory> {
             let choice = AgentChoice::parse(spec)?;
-            AgentFactory::new(choice, &start, args.simulations, args.gumbel)
+            AgentFactory::new(
+                choice,
+                &start,
+                CheckpointSearch { simulations: args.simulations, gumbel: args.gumbel, rollout_mix: args.rollout_mix },
+            )
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("agent {spec:?}"))
         };
