@@ -235,18 +235,24 @@ pub struct MixedEvaluator<E> {
 }
 
 impl<E> MixedEvaluator<E> {
-    /// `weight` must lie in [0, 1].
+    /// `weight` must lie in [0, 1] ([`MixedEvaluator::check_weight`]).
     pub fn new(inner: E, rollout: RolloutEvaluator, weight: f32) -> Result<Self, EvalError> {
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(EvalError(format!(
-                "rollout weight {weight} is outside [0, 1]"
-            )));
-        }
+        Self::check_weight(weight)?;
         Ok(MixedEvaluator {
             inner,
             rollout,
             weight,
         })
+    }
+
+    /// The check [`MixedEvaluator::new`] makes, for callers that take a weight long before
+    /// they build an evaluator with it.
+    pub fn check_weight(weight: f32) -> Result<(), EvalError> {
+        if (0.0..=1.0).contains(&weight) {
+            Ok(())
+        } else {
+            Err(EvalError(format!("the rollout mix {weight} is outside [0, 1]")))
+        }
     }
 }
 

@@ -93,9 +93,7 @@ impl AgentFactory {
     /// Loads `choice` (a checkpoint is checked against `position`'s variant); a checkpoint's
     /// agents search as `search` says, baselines take its simulations.
     pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, String> {
-        if !(0.0..=1.0).contains(&search.rollout_mix) {
-            return Err(format!("the rollout mix {} is outside [0, 1]", search.rollout_mix));
-        }
+        MixedEvaluator::<NetworkEvaluator>::check_weight(search.rollout_mix).map_err(|e| e.0)?;
         let server = match &choice {
             AgentChoice::Checkpoint(path) => Some(AgentChoice::serve(path, position)?),
             AgentChoice::Baseline(_) => None,
