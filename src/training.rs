@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gipfzero_games::Game;
-use gipfzero_mcts::{parse_agent, Agent, MctsAgent, SearchConfig};
+use gipfzero_mcts::{parse_agent, Agent, MctsAgent, MixedEvaluator, RolloutEvaluator, SearchConfig};
 use gipfzero_model::evaluator::NetworkEvaluator;
 use gipfzero_model::inference::{InferenceServer, ServerConfig};
 use gipfzero_model::{DeviceChoice, Network};
@@ -39,6 +39,12 @@ fn serve(network: &Network, device: &str, max_batch: usize) -> Result<InferenceS
         },
     )
     .map_err(|e| format!("cannot start the inference server: {e}"))
+}
+
+/// The network's evaluator with `rollout_mix` of one random playout blended into its values
+/// (`SearchSettings::rollout_mix`; 0 plays no playouts and leaves the values alone).
+fn leaf_evaluator(network: NetworkEvaluator, rollout_mix: f32, seed: u64) -> Result<MixedEvaluator<NetworkEvaluator>, String> {
+    MixedEvaluator::new(network, RolloutEvaluator::new(1, seed), rollout_mix).map_err(|e| e.to_string())
 }
 
 /// Self-play generations written as shards under `<run>/shards/gen-NNNNNN/`.
@@ -95,7 +101,8 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
         let directory = generation_dir(run, generation);
         let config = self.self_play_config(seed);
         let server = serve(network, &self.config.device, config.games_in_flight)?;
-        let evaluator = NetworkEvaluator::new(server.handle(), self.start.spec()).map_err(|e| e.to_string())?;
+        let network_evaluator = NetworkEvaluator::new(server.handle(), self.start.spec()).map_err(|e| e.to_string())?;
+        let evaluator = leaf_evaluator(network_evaluator, self.config.self_play.search.rollout_mix, seed)?;
         let mut generator = SelfPlay::new(self.start.clone(), config, &directory).map_err(|e| e.to_string())?;
         let summary = generator.run(&evaluator, &mut ()).map_err(|e| e.to_string())?;
         drop(server);
@@ -124,8 +131,16 @@ impl<G: Game> NetworkArena<G> {
     }
 }
 
-fn network_agent<G: Game>(name: &str, server: &InferenceServer, spec: &'static gipfzero_games::Spec, search: &SearchConfig, seed: u64) -> Box<dyn Agent<G>> {
-    let evaluator = NetworkEvaluator::new(server.handle(), spec).expect("the server serves this game's spec");
+fn network_agent<G: Game>(
+    name: &str,
+    server: &InferenceServer,
+    spec: &'static gipfzero_games::Spec,
+    search: &SearchConfig,
+    rollout_mix: f32,
+    seed: u64,
+) -> Box<dyn Agent<G>> {
+    let network = NetworkEvaluator::new(server.handle(), spec).expect("the server serves this game's spec");
+    let evaluator = leaf_evaluator(network, rollout_mix, seed).expect("the rollout mix was validated with the config");
     Box::new(MctsAgent::new(name, evaluator, search.clone(), seed).expect("the evaluation search config was validated"))
 }
 
@@ -140,6 +155,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
     ) -> Result<MatchReport, String> {
         let evaluation = &self.config.evaluation;
         let search = evaluation.search.to_evaluation_search_config();
+        let rollout_mix = evaluation.search.rollout_mix;
         let threads = rayon::current_num_threads();
         let server = serve(network, &self.config.device, threads)?;
         let opponent_server = opponent_network.map(|n| serve(n, &self.config.device, threads)).transpose()?;
@@ -160,10 +176,10 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             |side, game| {
                 let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
                 match side {
-                    Side::First => network_agent("network", &server, spec, &search, agent_seed),
+                    Side::First => network_agent("network", &server, spec, &search, rollout_mix, agent_seed),
                     Side::Second => match (&baseline, &opponent_server) {
                         (Some(spec_text), _) => parse_agent::<G>(spec_text, agent_seed).expect("baseline specs are valid"),
-                        (None, Some(opponent)) => network_agent("opponent", opponent, spec, &search, agent_seed),
+                        (None, Some(opponent)) => network_agent("opponent", opponent, spec, &search, rollout_mix, agent_seed),
                         (None, None) => unreachable!("checked above"),
                     },
                 }

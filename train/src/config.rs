@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use gipfzero_mcts::{
-    DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep,
+    DirichletNoise, GumbelConfig, MixedEvaluator, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep,
 };
 use gipfzero_model::{DeviceChoice, NetConfig, ThreadSettings};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -128,6 +128,10 @@ pub struct SearchSettings {
     pub reuse_tree: bool,
     pub leaves_per_tree: u32,
     pub virtual_loss: f32,
+    /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the network's value v blended
+    /// with the outcome z of one random playout from the leaf (AlphaGo's λ; see
+    /// `gipfzero_mcts::MixedEvaluator`). 0, the default, is the network alone.
+    pub rollout_mix: f32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -492,6 +496,7 @@ impl SearchSettings {
             reuse_tree: base.reuse_tree,
             leaves_per_tree: base.leaves_per_tree,
             virtual_loss: base.virtual_loss,
+            rollout_mix: 0.0,
         }
     }
 
@@ -558,7 +563,9 @@ impl SearchSettings {
     fn validate(&self, prefix: &str) -> Result<(), Invalid> {
         self.to_search_config()
             .validate()
-            .map_err(|error| Invalid::new(format!("{prefix}.{}", error.field), error.reason))
+            .map_err(|error| Invalid::new(format!("{prefix}.{}", error.field), error.reason))?;
+        MixedEvaluator::<()>::check_weight(self.rollout_mix)
+            .map_err(|error| Invalid::new(format!("{prefix}.rollout_mix"), error.0))
     }
 }
 
@@ -1342,6 +1349,16 @@ mod tests {
         let new = parse("game: dvonn\nself_play:\n  max_turns: 77\n").unwrap();
         assert_eq!(old.self_play.max_turns, 77);
         assert_eq!(old, new);
+    }
+
+    #[test]
+    fn rollout_mix_is_read_and_bounded() {
+        let config = parse("game: zertz\nself_play:\n  search:\n    rollout_mix: 0.25\n").unwrap();
+        assert_eq!(config.self_play.search.rollout_mix, 0.25);
+        assert_eq!(config.evaluation.search.rollout_mix, 0.0);
+        let message = error_text("game: zertz\nevaluation:\n  search:\n    rollout_mix: -0.5\n");
+        assert!(message.starts_with("run.yaml:4:"), "{message}");
+        assert!(message.contains("evaluation.search.rollout_mix"), "{message}");
     }
 
     #[test]
