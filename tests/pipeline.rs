@@ -114,11 +114,30 @@ fn selfplay_writes_shards_and_records() {
 
 #[test]
 fn evaluate_reports_results_and_elo() {
-    let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--games", "4", "--quiet"]);
+    let dir = scratch("evaluate-records");
+    let records = dir.join("games.jsonl");
+    let output = gipfzero(&[
+        "evaluate", "dvonn", "greedy", "random", "--games", "4", "--quiet", "--records", records.to_str().unwrap(),
+    ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let report = text(&output.stdout);
     assert!(report.contains("greedy vs random (dvonn, 4 games)"), "{report}");
     assert!(report.contains("Elo difference"), "{report}");
+    assert!(report.contains("(4 games)"), "{report}");
+    // Each record replays from the start through `gipfzero rules replay`.
+    let lines = std::fs::read_to_string(&records).unwrap();
+    assert_eq!(lines.lines().count(), 4);
+    for (index, line) in lines.lines().enumerate() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(record["game"], index);
+        assert_eq!(record["opening_turns"], 2);
+        let turns: Vec<&str> = record["turns"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+        let file = dir.join(format!("game-{index}.txt"));
+        std::fs::write(&file, turns.join("\n")).unwrap();
+        let replayed = gipfzero(&["rules", "replay", "dvonn", file.to_str().unwrap()]);
+        assert!(replayed.status.success(), "game {index}: {}", text(&replayed.stderr));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
     let output = gipfzero(&["evaluate", "dvonn", "greedy", "rollout:x", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("rollout:x"), "{}", text(&output.stderr));

@@ -61,6 +61,19 @@ pub fn replay<G: Game>(start: &G, text: &str) -> Result<Replay<G>, RecordError> 
     Ok(Replay { position, turns })
 }
 
+/// `turns`, played from `start`, in record notation: what [`replay`] reads back.
+pub fn turn_texts<G: Game>(start: &G, turns: &[G::Turn]) -> Vec<String> {
+    let mut position = start.clone();
+    turns
+        .iter()
+        .map(|turn| {
+            let text = position.format_turn(turn);
+            position.play(turn);
+            text
+        })
+        .collect()
+}
+
 /// The legal turns of `position` in record notation, sorted by byte order (the format of
 /// `gipfzero rules moves`).
 pub fn sorted_turn_texts<G: Game>(position: &G) -> Vec<String> {

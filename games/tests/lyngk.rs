@@ -1001,13 +1001,7 @@ fn replaying_a_random_record_gives_the_same_game() {
     let start = Lyngk::from_seed(3);
     let game = record::random_game(&start, 11, 1000);
     assert!(game.position.status().is_over());
-    let mut text = String::new();
-    let mut g = start.clone();
-    for t in &game.turns {
-        text.push_str(&g.format_turn(t));
-        text.push('\n');
-        g.play(t);
-    }
+    let text = record::turn_texts(&start, &game.turns).join("\n");
     let replay = record::replay(&start, &text).unwrap();
     assert_eq!(replay.position, game.position);
     assert!(game.position.result_text().contains("5-stacks"));

@@ -55,6 +55,11 @@ pub struct EvaluateArgs {
     /// Stop early with an SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (alpha = beta = 0.05).
     #[arg(long, value_name = "ELO0,ELO1")]
     pub sprt: Option<String>,
+    /// Write every game of the match to FILE, one JSON object per line: set-up, turns in
+    /// record notation (the random opening first), result, and which colour the first agent
+    /// played.
+    #[arg(long, value_name = "FILE", conflicts_with = "round_robin")]
+    pub records: Option<std::path::PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -73,7 +78,21 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     // The match loads both agents (and checks them against the game) before any game starts.
     let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings })?;
     print_report(&args, first, second, &report);
+    if let Some(path) = &args.records {
+        write_records(path, &report)?;
+        println!("records: {} ({} games)", path.display(), report.games.len());
+    }
     Ok(())
+}
+
+/// The match's games as JSON Lines, written atomically (a crash leaves the old file or none).
+fn write_records(path: &std::path::Path, report: &MatchReport) -> anyhow::Result<()> {
+    let mut lines = Vec::new();
+    for game in &report.games {
+        serde_json::to_writer(&mut lines, game).expect("a match record always serialises");
+        lines.push(b'\n');
+    }
+    gipfzero_store::write_atomically(path, &lines).with_context(|| format!("cannot write the records to {}", path.display()))
 }
 
 /// The checkpoints of a directory (`NAME.json` beside `NAME.safetensors`), by name.

@@ -5,9 +5,11 @@
 //!
 //! Games come in pairs that share a start position (for LYNGK, the same set-up) with the
 //! colours swapped, so neither agent profits from a lucky set-up or from moving first.
+use gipfzero_games::record::{random_game, turn_texts};
 use gipfzero_games::{Game, Outcome, Player};
 use gipfzero_mcts::{play_game, Agent, MatchError};
 use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::stats::{EloEstimate, MatchResults, Sprt, SprtDecision};
 
@@ -30,12 +32,54 @@ impl Default for MatchSettings {
     }
 }
 
+/// Where a pair of games starts: a set-up and the random turns played from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening<G> {
+    /// The position the agents play from.
+    pub position: G,
+    /// The set-up the turns start from ([`Game::setup_text`]; LYNGK), else `None`.
+    pub setup: Option<String>,
+    /// The opening turns in record notation (none for [`Opening::at`]).
+    pub turns: Vec<String>,
+}
+
+impl<G: Game> Opening<G> {
+    /// Games that start at `position` itself: no set-up text, no opening turns (so a match
+    /// record starts there, not at the game's start).
+    pub fn at(position: G) -> Self {
+        Opening { position, setup: None, turns: Vec::new() }
+    }
+}
+
 /// The start of game pair `pair`: `start.seeded_start(seed)` (a LYNGK set-up) followed by
 /// `opening_turns` uniformly random turns, all drawn from `seed`. Searches without noise are
 /// deterministic, so from one fixed start every pair would replay the same two games; random
 /// opening turns make the pairs differ while each pair stays fair (both colours play it).
-pub fn opening<G: Game>(start: &G, opening_turns: usize, seed: u64) -> G {
-    gipfzero_games::record::random_game(&start.seeded_start(seed), seed, opening_turns).position
+pub fn opening<G: Game>(start: &G, opening_turns: usize, seed: u64) -> Opening<G> {
+    let seeded = start.seeded_start(seed);
+    let replay = random_game(&seeded, seed, opening_turns);
+    Opening { turns: turn_texts(&seeded, &replay.turns), setup: seeded.setup_text(), position: replay.position }
+}
+
+/// One game of a match as played: a line of `gipfzero evaluate --records`. `turns` (the
+/// opening's, then the agents') replay from the set-up with `gipfzero rules replay`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchGame {
+    /// The game's index in the match (pairs are games 2k and 2k + 1).
+    pub game: u32,
+    /// The colour of the match's first agent: 1 or 2.
+    pub first_agent_plays: u8,
+    /// The set-up ([`Game::setup_text`]; LYNGK), else `null`.
+    pub setup: Option<String>,
+    /// How many of `turns` are the random opening.
+    pub opening_turns: usize,
+    pub turns: Vec<String>,
+    /// The game's own result text, or that the turn limit stopped it.
+    pub result: String,
+    /// [`Game::score`] of the final position, player 1 first.
+    pub score: [u32; 2],
+    /// From player 1's view: 1 win, 0 draw, -1 loss; `null` when the turn limit stopped it.
+    pub outcome: Option<i8>,
 }
 
 /// The result of a match from the first agent's point of view.
@@ -47,6 +91,8 @@ pub struct MatchReport {
     pub elo: EloEstimate,
     /// The SPRT's log-likelihood ratio and decision, when one was asked for.
     pub sprt: Option<(f64, SprtDecision)>,
+    /// The games in the order of their index.
+    pub games: Vec<MatchGame>,
 }
 
 /// Which of the two agents of a match.
@@ -56,7 +102,7 @@ pub enum Side {
     Second,
 }
 
-/// Plays a match. `start(pair)` gives the start position of game pair `pair`;
+/// Plays a match. `start(pair)` gives the opening of game pair `pair`;
 /// `make_agent(side, game)` builds a fresh agent for one game (seed it from `game` so the
 /// match is reproducible whatever the thread count); `progress` is called after every batch
 /// of games with the results so far.
@@ -68,23 +114,23 @@ pub fn run_match<G, S, A>(
 ) -> Result<MatchReport, MatchError>
 where
     G: Game,
-    S: Fn(u32) -> G + Sync,
+    S: Fn(u32) -> Opening<G> + Sync,
     A: Fn(Side, u32) -> Box<dyn Agent<G>> + Sync,
 {
     let pairs = settings.games.div_ceil(2);
     let mut results = MatchResults::default();
     let mut unfinished = 0;
     let mut decision = None;
+    let mut games = Vec::new();
     // Pairs are played in batches of one per thread, so an SPRT can stop between batches.
     let batch = rayon::current_num_threads().max(1) as u32;
     let mut next_pair = 0;
     while next_pair < pairs {
         let end = (next_pair + batch).min(pairs);
-        let outcomes: Vec<Result<(Option<Outcome>, Player), MatchError>> = (next_pair * 2
-            ..end * 2)
+        let played: Vec<Result<(MatchGame, Option<Outcome>, Player), MatchError>> = (next_pair * 2..end * 2)
             .into_par_iter()
             .map(|game| {
-                let position = start(game / 2);
+                let opening = start(game / 2);
                 let mut first = make_agent(Side::First, game);
                 let mut second = make_agent(Side::Second, game);
                 // The first agent plays player one in even games, player two in odd ones.
@@ -93,22 +139,38 @@ where
                 } else {
                     (Player::Two, [second.as_mut(), first.as_mut()])
                 };
-                let played = play_game(&position, agents, settings.max_turns, game)?;
-                Ok((played.outcome, first_colour))
+                let played = play_game(&opening.position, agents, settings.max_turns, game)?;
+                let result = match played.outcome {
+                    Some(_) => played.position.result_text(),
+                    None => format!("stopped after {} turns", played.turns.len()),
+                };
+                let mut turns = opening.turns.clone();
+                turns.extend(turn_texts(&opening.position, &played.turns));
+                let record = MatchGame {
+                    game,
+                    first_agent_plays: first_colour.index() as u8 + 1,
+                    setup: opening.setup,
+                    opening_turns: opening.turns.len(),
+                    turns,
+                    result,
+                    score: played.position.score(),
+                    outcome: played.outcome.map(|o| o.value_for(Player::One) as i8),
+                };
+                Ok((record, played.outcome, first_colour))
             })
             .collect();
-        for outcome in outcomes {
-            match outcome? {
-                (Some(Outcome::Win(winner)), first_colour) if winner == first_colour => {
-                    results.wins += 1
-                }
-                (Some(Outcome::Win(_)), _) => results.losses += 1,
-                (Some(Outcome::Draw), _) => results.draws += 1,
-                (None, _) => {
+        for game in played {
+            let (record, outcome, first_colour) = game?;
+            match outcome {
+                Some(Outcome::Win(winner)) if winner == first_colour => results.wins += 1,
+                Some(Outcome::Win(_)) => results.losses += 1,
+                Some(Outcome::Draw) => results.draws += 1,
+                None => {
                     results.draws += 1;
                     unfinished += 1;
                 }
             }
+            games.push(record);
         }
         progress(&results);
         next_pair = end;
@@ -120,5 +182,5 @@ where
             }
         }
     }
-    Ok(MatchReport { results, unfinished, elo: results.elo(settings.confidence), sprt: decision })
+    Ok(MatchReport { results, unfinished, elo: results.elo(settings.confidence), sprt: decision, games })
 }

@@ -1,12 +1,12 @@
 //! Evaluation matches on a solved test game (Nim from the search crate's testing module).
 use gipfzero_mcts::testing::{Nim, NimRules};
 use gipfzero_mcts::{parse_agent, Agent};
-use gipfzero_train::evaluate::{run_match, MatchSettings, Side};
+use gipfzero_train::evaluate::{run_match, MatchSettings, Opening, Side};
 use gipfzero_train::stats::{Sprt, SprtDecision};
 
-fn start(pair: u32) -> Nim {
+fn start(pair: u32) -> Opening<Nim> {
     // Piles 9..13: some won, some lost for the player to move.
-    Nim::new(9 + (pair % 5) as u8, NimRules::CLASSIC)
+    Opening::at(Nim::new(9 + (pair % 5) as u8, NimRules::CLASSIC))
 }
 
 fn agents(first: &'static str, second: &'static str) -> impl Fn(Side, u32) -> Box<dyn Agent<Nim>> + Sync {
@@ -69,9 +69,47 @@ fn openings_differ_between_pairs_and_are_reproducible() {
     use gipfzero_games::Game;
     use gipfzero_train::evaluate::opening;
     let start = Dvonn::new();
-    assert_eq!(opening(&start, 0, 5).position_hash(), start.position_hash());
+    assert_eq!(opening(&start, 0, 5).position.position_hash(), start.position_hash());
     let hashes: std::collections::BTreeSet<u64> =
-        (0..10).map(|seed| opening(&start, 2, seed).position_hash()).collect();
+        (0..10).map(|seed| opening(&start, 2, seed).position.position_hash()).collect();
     assert!(hashes.len() >= 9, "openings repeat: {hashes:?}");
-    assert_eq!(opening(&start, 2, 3).position_hash(), opening(&start, 2, 3).position_hash());
+    assert_eq!(opening(&start, 2, 3), opening(&start, 2, 3));
+    // The opening's turns lead from the start to its position.
+    let played = opening(&start, 2, 3);
+    assert_eq!(played.turns.len(), 2);
+    let replayed = gipfzero_games::record::replay(&start, &played.turns.join("\n")).unwrap();
+    assert_eq!(replayed.position, played.position);
+}
+
+#[test]
+fn match_records_replay_to_their_results() {
+    use gipfzero_games::lyngk::Lyngk;
+    use gipfzero_games::{Game, Outcome, Player, Status};
+    use gipfzero_train::evaluate::opening;
+    // LYNGK: a seeded set-up and random opening turns, both in the records.
+    let start = Lyngk::from_seed(0);
+    let settings = MatchSettings { games: 4, ..MatchSettings::default() };
+    let agents = |side: Side, game: u32| parse_agent::<Lyngk>(if side == Side::First { "greedy" } else { "random" }, game as u64).unwrap();
+    let report = run_match(|pair| opening(&start, 2, 40 + pair as u64), agents, &settings, |_| {}).unwrap();
+    assert_eq!(report.games.len(), 4);
+    let mut first_agent_score = 0.0;
+    for (index, game) in report.games.iter().enumerate() {
+        assert_eq!(game.game, index as u32);
+        assert_eq!(game.first_agent_plays, if index % 2 == 0 { 1 } else { 2 });
+        assert_eq!(game.opening_turns, 2);
+        let setup = start.seeded_start(40 + index as u64 / 2);
+        assert_eq!(game.setup, setup.setup_text());
+        let replayed = gipfzero_games::record::replay(&setup, &game.turns.join("\n")).unwrap();
+        let Status::Over(outcome) = replayed.position.status() else { panic!("game {index} did not end") };
+        assert_eq!(game.outcome, Some(outcome.value_for(Player::One) as i8));
+        assert_eq!(game.result, replayed.position.result_text());
+        assert_eq!(game.score, replayed.position.score());
+        let first = if game.first_agent_plays == 1 { Player::One } else { Player::Two };
+        first_agent_score += match outcome {
+            Outcome::Win(winner) if winner == first => 1.0,
+            Outcome::Win(_) => 0.0,
+            Outcome::Draw => 0.5,
+        };
+    }
+    assert_eq!(first_agent_score, report.results.score() * 4.0);
 }
