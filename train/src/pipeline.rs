@@ -403,6 +403,7 @@ mod tests {
                     upper: 150.0,
                 },
                 sprt: None,
+                games: Vec::new(),
             })
         }
     }
