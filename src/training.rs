@@ -43,7 +43,7 @@ fn serve(network: &Network, device: &str, max_batch: usize) -> Result<InferenceS
 
 /// The network's evaluator with `rollout_mix` of one random playout blended into its values
 /// (`SearchSettings::rollout_mix`; 0 plays no playouts and leaves the values alone).
-fn leaf_evaluator(network: NetworkEvaluator, rollout_mix: f32, seed: u64) -> Result<MixedEvaluator<NetworkEvaluator>, String> {
+pub(crate) fn leaf_evaluator(network: NetworkEvaluator, rollout_mix: f32, seed: u64) -> Result<MixedEvaluator<NetworkEvaluator>, String> {
     MixedEvaluator::new(network, RolloutEvaluator::new(1, seed), rollout_mix).map_err(|e| e.to_string())
 }
 

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 
 use gipfzero_games::Game;
 use gipfzero_mcts::{
-    Agent, AgentError, GumbelConfig, MctsAgent, MixedEvaluator, RolloutEvaluator, RootPolicy, SearchConfig,
+    Agent, AgentError, GumbelConfig, MctsAgent, MixedEvaluator, RootPolicy, SearchConfig,
 };
 use gipfzero_model::{checkpoint, DeviceChoice, InferenceServer, NetworkEvaluator, ServerConfig};
 use gipfzero_play::{turn_shares, AgentSource, Baseline};
+
+use crate::training::leaf_evaluator;
 
 /// Simulations of a checkpoint's search when no budget says otherwise.
 pub const CHECKPOINT_SIMULATIONS: u32 = 400;
@@ -106,17 +108,11 @@ impl AgentFactory {
         let search = self.search;
         match (&self.choice, &self.server) {
             (AgentChoice::Checkpoint(_), Some(server)) => {
-                let evaluator =
+                let network =
                     NetworkEvaluator::new(server.handle(), position.spec()).map_err(|e| e.to_string())?;
+                let evaluator = leaf_evaluator(network, search.rollout_mix, seed)?;
                 let config = AgentChoice::search_config(search.simulations, search.gumbel);
-                let name = self.choice.name();
-                if search.rollout_mix > 0.0 {
-                    let mixed = MixedEvaluator::new(evaluator, RolloutEvaluator::new(1, seed), search.rollout_mix)
-                        .map_err(|e| e.to_string())?;
-                    Ok(Box::new(MctsAgent::new(name, mixed, config, seed).map_err(|e| e.to_string())?))
-                } else {
-                    Ok(Box::new(MctsAgent::new(name, evaluator, config, seed).map_err(|e| e.to_string())?))
-                }
+                Ok(Box::new(MctsAgent::new(self.choice.name(), evaluator, config, seed).map_err(|e| e.to_string())?))
             }
             (choice, _) => choice.agent(position, search.simulations, seed),
         }

@@ -144,13 +144,15 @@ where
                     Some(_) => played.position.result_text(),
                     None => format!("stopped after {} turns", played.turns.len()),
                 };
-                let mut turns = opening.turns.clone();
-                turns.extend(turn_texts(&opening.position, &played.turns));
+                let agents_turns = turn_texts(&opening.position, &played.turns);
+                let opening_turns = opening.turns.len();
+                let mut turns = opening.turns;
+                turns.extend(agents_turns);
                 let record = MatchGame {
                     game,
                     first_agent_plays: first_colour.index() as u8 + 1,
                     setup: opening.setup,
-                    opening_turns: opening.turns.len(),
+                    opening_turns,
                     turns,
                     result,
                     score: played.position.score(),
