@@ -19,6 +19,14 @@
 //!   itself (the tag's own value and range checks are located exactly).
 //! - **Search settings mirror [`SearchConfig`]** field by field (same names, same nesting), so
 //!   the search's own validation names the YAML key directly.
+//! - **A run resumes with the meaning it started with.** A key added later takes its default
+//!   when left out, and a default can change; a run directory's saved config, written by an
+//!   older build, must not silently change meaning when a newer one resumes it. The resolved
+//!   config therefore carries `config_version` ([`CONFIG_VERSION`] when written by this
+//!   build). A config of an older format is upgraded to what its keys meant then
+//!   (`RunConfig::upgrade`); where that is ambiguous it is an error that says what to write.
+//!   A user's config without the key is of the current format; a run directory's saved config
+//!   without it ([`RunConfig::load_run`]) was written before versions existed: format 1.
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -36,10 +44,22 @@ use thiserror::Error;
 /// minutes on a 2-core machine.
 pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
 
+/// The format of the configs this build writes (`config_version`).
+///
+/// - 1: written before the key existed (builds up to 2026-11-30). `training.root_value_weight`
+///   did not exist in the first of them (the value learnt the game's result alone), and a
+///   Gumbel root ignored the temperature schedule in some of them and scaled its noise by it
+///   in later ones.
+/// - 2: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 2;
+
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
+    /// The format the config is written in ([`CONFIG_VERSION`] when left out of a config of
+    /// one's own); older ones are upgraded when read.
+    pub config_version: u32,
     /// `zertz`, `dvonn` or `lyngk`.
     pub game: String,
     /// ZÈRTZ board variant (a name `gipfzero_games::zertz::Variant::from_name` accepts; `standard` when left
@@ -400,6 +420,7 @@ impl Default for RunConfig {
     /// variant is filled in by parsing, from the game.
     fn default() -> Self {
         RunConfig {
+            config_version: CONFIG_VERSION,
             game: "zertz".into(),
             variant: None,
             run_dir: PathBuf::from("data/runs/default"),
@@ -741,6 +762,15 @@ fn finite_in(value: f64, low: f64, high: f64) -> bool {
 impl RunConfig {
     /// Checks every value (the first problem found is returned).
     pub fn validate(&self) -> Result<(), Invalid> {
+        check(
+            self.config_version <= CONFIG_VERSION,
+            "config_version",
+            &format!(
+                "format {} is newer than this build reads (up to {CONFIG_VERSION}): written by a newer gipfzero",
+                self.config_version
+            ),
+        )?;
+        check(self.config_version >= 1, "config_version", "formats start at 1")?;
         match self.game.as_str() {
             "zertz" => {
                 if let Some(variant) = &self.variant {
@@ -1038,8 +1068,20 @@ impl RunConfig {
         }
     }
 
-    /// Parses and validates `text`; `file` names it in error messages.
+    /// Parses, upgrades and validates a config of one's own; `file` names it in error
+    /// messages. Without `config_version` it is of the current format.
     pub fn from_yaml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::parse(text, file, CONFIG_VERSION)
+    }
+
+    /// Parses, upgrades and validates a run directory's saved config: without
+    /// `config_version` it was written before versions existed (format 1).
+    pub fn from_run_yaml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::parse(text, file, 1)
+    }
+
+    /// `unversioned` is the format of a text that does not say its own.
+    fn parse(text: &str, file: &str, unversioned: u32) -> Result<RunConfig, ConfigError> {
         let options = serde_saphyr::options! { with_snippet: false };
         let mut config: RunConfig =
             serde_saphyr::from_str_with_options(text, options).map_err(|error| {
@@ -1058,8 +1100,13 @@ impl RunConfig {
                     message,
                 }
             })?;
-        config.validate().map_err(|invalid| {
-            let (line, column) = Locator::new(text).find(&invalid.path);
+        let locator = Locator::new(text);
+        if !locator.contains("config_version") {
+            config.config_version = unversioned;
+        }
+        let checked = config.upgrade(&locator).and_then(|()| config.validate());
+        checked.map_err(|invalid| {
+            let (line, column) = locator.find(&invalid.path);
             ConfigError::Invalid {
                 file: file.to_string(),
                 line,
@@ -1079,6 +1126,43 @@ impl RunConfig {
             source,
         })?;
         RunConfig::from_yaml(&text, &path.display().to_string())
+    }
+
+    /// Reads a run directory's saved config (see [`RunConfig::from_run_yaml`]).
+    pub fn load_run(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        RunConfig::from_run_yaml(&text, &path.display().to_string())
+    }
+
+    /// Brings a config of an older format to the current one, keeping what its keys meant
+    /// then; `locator` says which keys the text wrote. Format 1 (see [`CONFIG_VERSION`]):
+    /// - no `training.root_value_weight`: the build had none, the value learnt the game's
+    ///   result alone, so the weight is 0;
+    /// - a Gumbel self-play root (with noise) under a schedule with a temperature other than
+    ///   1: some builds of format 1 ignored the schedule, later ones honoured it, and the text
+    ///   cannot say which; this is an error that asks for the choice to be written.
+    fn upgrade(&mut self, locator: &Locator) -> Result<(), Invalid> {
+        if self.config_version == 1 {
+            if !locator.contains("training.root_value_weight") {
+                self.training.root_value_weight = 0.0;
+            }
+            let search = &self.self_play.search;
+            let cooled = search.temperature.iter().any(|step| step.temperature != 1.0);
+            check(
+                !(search.root_policy == RootPolicyName::Gumbel && search.gumbel.noise && cooled),
+                "self_play.search.temperature",
+                "this config is of format 1 (written without config_version, by a build up to \
+                 2026-11-30), whose Gumbel root ignored this schedule in some builds (noise at \
+                 every move) and honoured it in later ones; say which the run had: add \
+                 `config_version: 2` at the top to honour the schedule, or make it \
+                 [{from_move: 0, temperature: 1.0}] for noise at every move",
+            )?;
+            self.config_version = 2;
+        }
+        Ok(())
     }
 
     /// The embedded default config.
@@ -1148,8 +1232,19 @@ impl Locator {
     /// The line and column of the dotted `path` (`training.lr.base`, `evaluation.opponents.2`),
     /// or of its deepest ancestor written in the file; `(1, 1)` when nothing of it is.
     pub fn find(&self, path: &str) -> (u64, u64) {
+        self.lookup(path).0
+    }
+
+    /// Whether the dotted `path` is written in the text.
+    pub fn contains(&self, path: &str) -> bool {
+        self.lookup(path).1
+    }
+
+    /// The location of `path` or of its deepest written ancestor, and whether `path` itself
+    /// is written.
+    fn lookup(&self, path: &str) -> ((u64, u64), bool) {
         let Some(mut node) = self.root.as_ref() else {
-            return (1, 1);
+            return ((1, 1), false);
         };
         // A mapping value is located at its key (where the reader looks for it).
         let mut found = (1, 1);
@@ -1167,10 +1262,10 @@ impl Locator {
                     found = (child.referenced.line(), child.referenced.column());
                     node = child;
                 }
-                None => break,
+                None => return (found, false),
             }
         }
-        found
+        (found, true)
     }
 }
 
@@ -1359,6 +1454,46 @@ mod tests {
         let message = error_text("game: zertz\nevaluation:\n  search:\n    rollout_mix: -0.5\n");
         assert!(message.starts_with("run.yaml:4:"), "{message}");
         assert!(message.contains("evaluation.search.rollout_mix"), "{message}");
+    }
+
+    #[test]
+    fn a_config_of_a_newer_format_is_refused() {
+        let message = error_text("config_version: 3\ngame: dvonn\n");
+        assert!(message.starts_with("run.yaml:1:"), "{message}");
+        assert!(message.contains("newer gipfzero"), "{message}");
+        assert!(error_text("config_version: 0\n").contains("config_version"));
+    }
+
+    #[test]
+    fn format_1_keeps_the_value_target_it_had() {
+        // A config of one's own without the key is of the current format.
+        assert_eq!(parse("game: zertz\n").unwrap().training.root_value_weight, 0.5);
+        // A run's saved config without it, or any config saying format 1: the builds of
+        // format 1 that wrote no root_value_weight had none (the result alone).
+        let saved = RunConfig::from_run_yaml("game: zertz\n", "config.yaml").unwrap();
+        assert_eq!(saved.training.root_value_weight, 0.0);
+        assert_eq!(saved.config_version, CONFIG_VERSION);
+        let explicit = parse("config_version: 1\ngame: zertz\n").unwrap();
+        assert_eq!(explicit, saved);
+        let written = "game: zertz\ntraining:\n  root_value_weight: 0.25\n";
+        let saved = RunConfig::from_run_yaml(written, "config.yaml").unwrap();
+        assert_eq!(saved.training.root_value_weight, 0.25);
+    }
+
+    #[test]
+    fn format_1_with_a_cooled_gumbel_root_asks_which_meaning() {
+        let schedule = "self_play:\n  search:\n    temperature:\n      - { from_move: 0, temperature: 1.0 }\n      - { from_move: 30, temperature: 0.0 }\n";
+        let message = RunConfig::from_run_yaml(schedule, "config.yaml").unwrap_err().to_string();
+        assert!(message.starts_with("config.yaml:4:7: self_play.search.temperature: "), "{message}");
+        assert!(message.contains("config_version: 2"), "{message}");
+        // Said explicitly, the schedule is honoured; a PUCT root always honoured it.
+        let honoured = RunConfig::from_run_yaml(&format!("config_version: 2\n{schedule}"), "c").unwrap();
+        assert_eq!(honoured.self_play.search.temperature.len(), 2);
+        let puct = schedule.replace("  search:\n", "  search:\n    root_policy: puct\n");
+        assert_eq!(RunConfig::from_run_yaml(&puct, "c").unwrap().self_play.search.temperature.len(), 2);
+        // Noise at every move was the same in every build of format 1.
+        let constant = "self_play:\n  search:\n    temperature: [{ from_move: 0, temperature: 1.0 }]\n";
+        assert!(RunConfig::from_run_yaml(constant, "c").is_ok());
     }
 
     #[test]

@@ -29,7 +29,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::config::RunConfig;
+use crate::config::{ConfigError, RunConfig};
 use crate::replay::ReplayState;
 use crate::trainer::StepStats;
 
@@ -40,12 +40,11 @@ pub enum RunError {
     Io { path: PathBuf, source: io::Error },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
-    #[error("{path} holds a run with another configuration (config hash {found}, this config {expected}); use another run_dir or the same config")]
-    ConfigChanged {
-        path: PathBuf,
-        found: String,
-        expected: String,
-    },
+    /// The saved config.yaml cannot be read (the error names the file and place).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{path} holds a run with another configuration (it differs in {keys}); use another run_dir, the same config, or `gipfzero train --resume` with the run directory")]
+    ConfigChanged { path: PathBuf, keys: String },
     #[error("cannot draw {path}: {message}")]
     Plot { path: PathBuf, message: String },
 }
@@ -101,9 +100,11 @@ impl RunDir {
     }
 
     /// Creates the directories and saves the resolved config, or — when the directory
-    /// already holds a run — checks that it was started with the same config (only
-    /// `iterations` may differ: a run can be extended) and returns its resume state (`None`
-    /// when it never finished an iteration).
+    /// already holds a run — checks that it was started with the same config and returns its
+    /// resume state (`None` when it never finished an iteration). Only `iterations` (a run
+    /// can be extended) and `run_dir` (a run directory can be moved) may differ; the saved
+    /// config is then rewritten, as it is when it was of an older format (upgraded on
+    /// reading, see `RunConfig::load_run`).
     pub fn open(&self, config: &RunConfig) -> Result<Option<ResumeState>, RunError> {
         for dir in [
             self.root.clone(),
@@ -117,24 +118,20 @@ impl RunDir {
         let yaml = config.to_yaml();
         match fs::read_to_string(&config_path) {
             Ok(saved) => {
-                let saved_config = RunConfig::from_yaml(&saved, &config_path.display().to_string())
-                    .map_err(|e| RunError::Invalid {
-                        path: config_path.clone(),
-                        message: e.to_string(),
-                    })?;
-                // Only the number of iterations may change: that extends (or shortens) a run.
+                let saved_config =
+                    RunConfig::from_run_yaml(&saved, &config_path.display().to_string())?;
                 let comparable = RunConfig {
                     iterations: config.iterations,
+                    run_dir: config.run_dir.clone(),
                     ..saved_config.clone()
                 };
                 if comparable != *config {
                     return Err(RunError::ConfigChanged {
                         path: config_path,
-                        found: saved_config.hash(),
-                        expected: config.hash(),
+                        keys: differing_keys(&comparable, config).join(", "),
                     });
                 }
-                if saved_config.iterations != config.iterations {
+                if saved != yaml {
                     write_atomically(&config_path, yaml.as_bytes())
                         .map_err(io_error(&config_path))?;
                 }
@@ -189,6 +186,28 @@ impl RunDir {
         plot_learning(metrics, &self.plots().join("learning.svg"))?;
         plot_elo(metrics, &self.plots().join("elo.svg"))
     }
+}
+
+/// The dotted paths where two configs differ (`training.lr.base`, `evaluation.opponents`),
+/// with both values, sorted by path.
+fn differing_keys(saved: &RunConfig, new: &RunConfig) -> Vec<String> {
+    fn walk(path: &str, saved: &serde_json::Value, new: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        match (saved, new) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (key, value) in a {
+                    let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                    walk(&child, value, b.get(key).unwrap_or(&Value::Null), out);
+                }
+            }
+            (a, b) if a != b => out.push(format!("{path} (run: {a}, config: {b})")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    let json = |config: &RunConfig| serde_json::to_value(config).expect("a run config serialises");
+    walk("", &json(saved), &json(new), &mut out);
+    out
 }
 
 /// What a restart needs besides the checkpoint and the shards (see the module docs).
@@ -491,6 +510,7 @@ pub fn relative_to(run: &RunDir, path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{TrainingConfig, CONFIG_VERSION};
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("gipfzero-run-{name}-{}", std::process::id()));
@@ -578,13 +598,60 @@ mod tests {
             next_self_play_seed: 7,
         };
         run.write_resume(&state).unwrap();
-        assert_eq!(run.open(&config).unwrap(), Some(state));
+        assert_eq!(run.open(&config).unwrap(), Some(state.clone()));
         let mut other = config.clone();
         other.seed += 1;
-        assert!(matches!(
-            run.open(&other),
-            Err(RunError::ConfigChanged { .. })
-        ));
+        let error = run.open(&other).unwrap_err();
+        assert!(matches!(error, RunError::ConfigChanged { .. }), "{error}");
+        assert!(error.to_string().contains("differs in seed (run: 1, config: 2)"), "{error}");
+        // More iterations and another place: the same run, and the saved config says so.
+        let mut moved = config.clone();
+        moved.iterations += 5;
+        moved.run_dir = PathBuf::from("elsewhere");
+        assert_eq!(run.open(&moved).unwrap(), Some(state));
+        assert_eq!(RunConfig::load_run(&run.config_path()).unwrap(), moved);
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_saved_config_of_format_1_resumes_with_its_old_meaning() {
+        let dir = temp_dir("format-1");
+        let run = RunDir::new(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        // What the first builds wrote: no config_version, no root_value_weight.
+        let current = RunConfig::embedded_default();
+        let old_text: String = current
+            .to_yaml()
+            .lines()
+            .filter(|line| !line.starts_with("config_version:") && !line.contains("root_value_weight:"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert_eq!(old_text.lines().count() + 2, current.to_yaml().lines().count());
+        fs::write(run.config_path(), &old_text).unwrap();
+        // Resuming it with today's defaults would change its value target: refused, by name.
+        let error = run.open(&current).unwrap_err();
+        assert!(
+            error.to_string().contains("training.root_value_weight (run: 0.0, config: 0.5)"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(run.config_path()).unwrap(), old_text);
+        // Its own config (as `train --resume` reads it) resumes, and is saved upgraded.
+        let resumed = RunConfig::load_run(&run.config_path()).unwrap();
+        assert_eq!(resumed.config_version, CONFIG_VERSION);
+        assert_eq!(resumed.training.root_value_weight, 0.0);
+        assert_eq!(
+            resumed,
+            RunConfig { training: TrainingConfig { root_value_weight: 0.0, ..current.training.clone() }, ..current.clone() }
+        );
+        assert_eq!(run.open(&resumed).unwrap(), None);
+        let saved = fs::read_to_string(run.config_path()).unwrap();
+        assert!(saved.starts_with("config_version: 2\n"), "{saved}");
+        assert_eq!(RunConfig::load_run(&run.config_path()).unwrap(), resumed);
+        // A saved config this build cannot read is an error at its place, named once.
+        fs::write(run.config_path(), "config_version: 9\n").unwrap();
+        let error = run.open(&current).unwrap_err().to_string();
+        let place = format!("{}:1:", run.config_path().display());
+        assert!(error.starts_with(&place) && error.matches("config.yaml").count() == 1, "{error}");
         fs::remove_dir_all(&dir).ok();
     }
 
