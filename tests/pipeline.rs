@@ -68,6 +68,12 @@ fn two_iteration_training_runs_for_every_game_and_resume() {
         ]);
         assert!(output.status.success(), "{game} resume: {}", text(&output.stderr));
         assert_eq!(iterations(&run), [0, 1, 2], "{game} after resuming");
+        // `--resume` needs only the run directory: the config comes from it.
+        let output = gipfzero(&["train", "--resume", run.to_str().unwrap(), "--iterations", "4"]);
+        assert!(output.status.success(), "{game} --resume: {}", text(&output.stderr));
+        assert_eq!(iterations(&run), [0, 1, 2, 3], "{game} after --resume");
+        let saved = std::fs::read_to_string(run.join("config.yaml")).unwrap();
+        assert!(saved.contains("iterations: 4\n"), "{game}: {saved}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -86,6 +92,17 @@ fn config_errors_name_file_line_and_column() {
     let output = gipfzero(&["train", bad.to_str().unwrap(), "--print-config"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("bad.yaml:1:"), "{}", text(&output.stderr));
+    // `--resume` takes a run directory, and the config from it.
+    let output = gipfzero(&["train", "--resume", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("holds no training run (no config.yaml)"), "{}", text(&output.stderr));
+    std::fs::write(dir.join("config.yaml"), "config_version: 9\n").unwrap();
+    let output = gipfzero(&["train", "--resume", dir.to_str().unwrap(), "--print-config"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = text(&output.stderr);
+    assert!(message.contains("config.yaml:1:") && message.contains("newer gipfzero"), "{message}");
+    let output = gipfzero(&["train", bad.to_str().unwrap(), "--resume", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "a config and --resume together: {}", text(&output.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -2,8 +2,9 @@
 //!
 //! Without a config file the embedded default (`configs/default.yaml`) runs. `--print-config`
 //! prints the fully resolved config and exits, which is also how to start a config of one's
-//! own. Running again with the same config (and `run_dir`) resumes where the run stopped;
-//! only `iterations` may change between the two, which extends the run.
+//! own. `--resume RUN_DIR` continues a run with the config saved in its directory; running
+//! again with the same config (and `run_dir`) does the same. Only `iterations` may change
+//! between the two, which extends the run.
 //!
 //! The loop itself is `gipfzero_train::pipeline::run`; this module picks the game, the
 //! threads and the self-play and evaluation implementations (from `gipfzero-selfplay`).
@@ -14,7 +15,7 @@ use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_train::config::RunConfig;
-use gipfzero_train::run::IterationMetrics;
+use gipfzero_train::run::{IterationMetrics, RunDir};
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
@@ -23,6 +24,10 @@ pub struct TrainArgs {
     /// Override the config's run directory.
     #[arg(long)]
     pub run_dir: Option<PathBuf>,
+    /// Continue the run in this directory with the config it was started with (its
+    /// config.yaml; one written by an older build keeps the meaning it had).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["config", "run_dir"])]
+    pub resume: Option<PathBuf>,
     /// Override the config's number of iterations (extends a finished run).
     #[arg(long)]
     pub iterations: Option<u32>,
@@ -32,9 +37,20 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let mut config = match &args.config {
-        Some(path) => RunConfig::load(path)?,
-        None => RunConfig::embedded_default(),
+    let mut config = match (&args.config, &args.resume) {
+        (_, Some(run_dir)) => {
+            let saved = RunDir::new(run_dir).config_path();
+            anyhow::ensure!(
+                saved.is_file(),
+                "{} holds no training run (no config.yaml)",
+                run_dir.display()
+            );
+            let mut config = RunConfig::load_run(&saved)?;
+            config.run_dir = run_dir.clone();
+            config
+        }
+        (Some(path), None) => RunConfig::load(path)?,
+        (None, None) => RunConfig::embedded_default(),
     };
     if let Some(run_dir) = args.run_dir {
         config.run_dir = run_dir;
