@@ -11,14 +11,18 @@
 //!    gating is on, else the current network — seeded from the run's seed stream;
 //! 2. the generation enters the replay window;
 //! 3. once the window is ready, `steps_per_iteration` SGD steps on minibatches drawn from it;
-//! 4. checkpoint `latest` (every iteration) and `iter-NNNNNN` (every `checkpoints.every`);
+//! 4. checkpoint `latest` (every iteration), `iter-NNNNNN` (every `checkpoints.every`) and
+//!    the restart's own copy `resume/trainer-NNNNNN`;
 //! 5. every `evaluation.every` iterations, a match against each opponent (`previous` = the
-//!    network at the start of this iteration), then gating against `best`;
+//!    network at the start of this iteration), then gating against `best` (a new champion
+//!    is also kept as `resume/best-NNNNNN`);
 //! 6. metrics line, plots, and last the resume state — the commit point: a crash before it
 //!    redoes iteration `i` from the state after `i − 1` (the generation's shards are
-//!    rewritten by the same seed).
+//!    rewritten by the same seed; the resume state names the restart copies of `i − 1`,
+//!    which iteration `i` does not touch, and the ones it replaces are deleted after it).
 //!
-//! Resumption is exact on the CPU: the network and optimiser come from `latest`, the window
+//! Resumption is exact on the CPU: the network and optimiser come from the restart copy of
+//! the last committed iteration, the window
 //! from the generations' shards and its saved counters, the seed stream from its saved
 //! state; a run interrupted and resumed ends with the same weights as one that was not (a
 //! test checks it).
@@ -112,7 +116,15 @@ pub fn run<G: Game>(
     let device = config.device_choice().resolve();
     let run = RunDir::new(&config.run_dir);
     let resume = run.open(config)?;
+    run.prune_resume(resume.as_ref());
     let mut metrics = read_metrics(&run.metrics_path())?;
+    // The champion's restart copy named by the last commit (kept until a new champion).
+    // (A run directory of older builds named `checkpoints/best`, which every iteration
+    // rewrites: its champion gets a restart copy in the first iteration.)
+    let mut best_checkpoint = resume
+        .as_ref()
+        .and_then(|state| state.best.clone())
+        .filter(|path| path.starts_with("resume"));
 
     let (mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
         Some(state) => {
@@ -191,6 +203,8 @@ pub fn run<G: Game>(
         let state = trainer.training_state(&config.hash());
         let network = trainer.network();
         checkpoint::save(run.latest_checkpoint(), network, &state)?;
+        let trainer_checkpoint = run.resume_trainer(iteration);
+        checkpoint::save(&trainer_checkpoint, network, &state)?;
         if (iteration + 1) % config.checkpoints.every == 0 {
             checkpoint::save(run.iteration_checkpoint(iteration), network, &state)?;
             prune_checkpoints(&run, iteration, config.checkpoints.keep);
@@ -251,6 +265,11 @@ pub fn run<G: Game>(
         }
         if let Some(champion) = &best {
             checkpoint::save(run.best_checkpoint(), champion, &Default::default())?;
+            if accepted == Some(true) || best_checkpoint.is_none() {
+                let path = run.resume_best(iteration);
+                checkpoint::save(&path, champion, &Default::default())?;
+                best_checkpoint = Some(relative(&run, &path));
+            }
         }
 
         // 6. Metrics, plots, then the commit point.
@@ -266,16 +285,16 @@ pub fn run<G: Game>(
         run.append_metrics(&record)?;
         metrics.push(record);
         run.plot(&metrics)?;
-        run.write_resume(&ResumeState {
+        let committed = ResumeState {
             iteration: iteration + 1,
             step: trainer.step_count(),
-            checkpoint: relative(&run, &run.latest_checkpoint()),
-            best: best
-                .as_ref()
-                .map(|_| relative(&run, &run.best_checkpoint())),
+            checkpoint: relative(&run, &trainer_checkpoint),
+            best: best_checkpoint.clone(),
             replay: window.state(),
             next_self_play_seed: seeds.state(),
-        })?;
+        };
+        run.write_resume(&committed)?;
+        run.prune_resume(Some(&committed));
         progress(metrics.last().expect("just pushed"));
     }
     Ok(())
@@ -506,6 +525,69 @@ mod tests {
         assert_eq!(
             weights(&RunDir::new(&resumed).latest_checkpoint()),
             weights(&run_dir.latest_checkpoint())
+        );
+
+        // Killed at the last moment of the third iteration, just before its commit point:
+        // its checkpoints, champion, metrics line and plots are written, resume.json is
+        // still the second's. The restart must not train on top of the third's weights.
+        let crashed = base.join("crashed");
+        let crashed_dir = RunDir::new(&crashed);
+        let mut self_play = FakeSelfPlay {
+            stored: HashMap::new(),
+        };
+        let mut config_crashed = config(&crashed, 2);
+        let mut arena = FakeArena { played: Vec::new() };
+        run(&config_crashed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
+        // The files a commit names (the third's commit deletes the second's after it; a
+        // crash before that commit leaves them, so the simulation puts them back).
+        let named = |state: &ResumeState| -> Vec<PathBuf> {
+            std::iter::once(&state.checkpoint)
+                .chain(&state.best)
+                .flat_map(|name| {
+                    let paths = checkpoint::CheckpointPaths::new(crashed.join(name));
+                    [paths.weights, paths.sidecar]
+                })
+                .collect()
+        };
+        let second_state = crashed_dir.read_resume().unwrap().unwrap();
+        let second: Vec<(PathBuf, Vec<u8>)> = named(&second_state)
+            .into_iter()
+            .chain([crashed_dir.resume_path()])
+            .map(|path| (path.clone(), std::fs::read(&path).unwrap()))
+            .collect();
+        let after_second = weights(&crashed_dir.latest_checkpoint());
+        let champion_after_second = weights(&crashed_dir.best_checkpoint());
+        config_crashed.iterations = 3;
+        run(&config_crashed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
+        assert_ne!(weights(&crashed_dir.latest_checkpoint()), after_second);
+        assert_ne!(weights(&crashed_dir.best_checkpoint()), champion_after_second);
+        // The third iteration wrote none of the files the second commit named.
+        let third_state = crashed_dir.read_resume().unwrap().unwrap();
+        assert!(named(&third_state).iter().all(|path| !named(&second_state).contains(path)));
+        for (path, bytes) in &second {
+            std::fs::write(path, bytes).unwrap();
+        }
+        assert_eq!(weights(&crashed.join(&second_state.checkpoint)), after_second);
+        let mut arena = FakeArena { played: Vec::new() };
+        let mut seen = Vec::new();
+        run(&config_crashed, &start, &mut self_play, &mut arena, |m| seen.push(m.clone())).unwrap();
+        assert_eq!(seen.len(), 1, "the third iteration is redone, once");
+        assert_eq!(seen[0].step, 12, "no SGD step counted twice");
+        assert_eq!(
+            weights(&crashed_dir.latest_checkpoint()),
+            weights(&run_dir.latest_checkpoint())
+        );
+        let read = read_metrics(&crashed_dir.metrics_path()).unwrap();
+        assert_eq!(read.iter().map(|m| m.iteration).collect::<Vec<_>>(), [0, 1, 2]);
+        // Only the copies the last commit names are left.
+        let mut left: Vec<_> = std::fs::read_dir(crashed.join("resume"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["best-000002.json", "best-000002.safetensors", "trainer-000002.json", "trainer-000002.safetensors"]
         );
         std::fs::remove_dir_all(&base).ok();
     }

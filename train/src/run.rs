@@ -6,6 +6,7 @@
 //!   resume.json          counters to continue after a crash (written atomically)
 //!   metrics.jsonl        one JSON object per iteration, appended and fsync'd
 //!   checkpoints/         latest.{safetensors,json}, iter-NNNNNN.*, best.* (gating)
+//!   resume/              trainer-NNNNNN.*, best-NNNNNN.*: the networks resume.json names
 //!   shards/              self-play shards, gen-NNNNNN-*.npz
 //!   plots/               learning.svg, elo.svg (redrawn after every iteration)
 //! ```
@@ -13,9 +14,13 @@
 //! Crash safety: `metrics.jsonl` is appended one whole line at a time and synced, so a
 //! crash loses at most the line being written; [`read_metrics`] ignores a torn last line.
 //! `resume.json` is replaced atomically ([`gipfzero_store::write_atomically`]).
-//! A restart trusts `resume.json` and the checkpoint it names; metrics lines of iterations
+//! A restart trusts `resume.json` and the checkpoints it names; metrics lines of iterations
 //! after it (written before the crash, redone after) are superseded by the newer ones when
-//! read.
+//! read. The checkpoints it names are never overwritten: an iteration writes its own
+//! (`resume/trainer-NNNNNN`, and `resume/best-NNNNNN` when the champion changed) before its
+//! commit and deletes the ones they replace after it, so a crash anywhere in an iteration
+//! (its evaluation included, after `latest` and `best` were already rewritten) resumes from
+//! the networks of the iteration before, and no SGD step is applied twice.
 //!
 //! Plots are SVG drawn by `plotters` without any font library: plotters' built-in text
 //! layout estimates glyph widths and the SVG carries the text as `<text>` elements, which
@@ -98,6 +103,14 @@ impl RunDir {
     pub fn best_checkpoint(&self) -> PathBuf {
         self.checkpoints().join("best")
     }
+    /// Where the trained network and optimiser after `iteration` are kept for a restart.
+    pub fn resume_trainer(&self, iteration: u32) -> PathBuf {
+        self.root.join("resume").join(format!("trainer-{iteration:06}"))
+    }
+    /// Where the champion chosen in `iteration` is kept for a restart (gating).
+    pub fn resume_best(&self, iteration: u32) -> PathBuf {
+        self.root.join("resume").join(format!("best-{iteration:06}"))
+    }
 
     /// Creates the directories and saves the resolved config, or — when the directory
     /// already holds a run — checks that it was started with the same config and returns its
@@ -108,6 +121,7 @@ impl RunDir {
     pub fn open(&self, config: &RunConfig) -> Result<Option<ResumeState>, RunError> {
         for dir in [
             self.root.clone(),
+            self.root.join("resume"),
             self.checkpoints(),
             self.shards(),
             self.plots(),
@@ -142,6 +156,30 @@ impl RunDir {
             Err(error) => return Err(io_error(&config_path)(error)),
         }
         self.read_resume()
+    }
+
+    /// Deletes the files of `resume/` that are not of the checkpoints `state` names (those a
+    /// commit replaced, or that an iteration wrote before a crash): called after each commit
+    /// and at start. Best effort: a file that cannot be deleted is only disk space.
+    pub fn prune_resume(&self, state: Option<&ResumeState>) {
+        let named: Vec<PathBuf> = state
+            .into_iter()
+            .flat_map(|s| std::iter::once(&s.checkpoint).chain(&s.best))
+            .map(|name| self.root.join(name))
+            .flat_map(|name| {
+                let paths = gipfzero_model::checkpoint::CheckpointPaths::new(name);
+                [paths.weights, paths.sidecar]
+            })
+            .collect();
+        let Ok(entries) = fs::read_dir(self.root.join("resume")) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !named.contains(&path) {
+                let _ = fs::remove_file(&path);
+            }
+        }
     }
 
     /// The saved resume state, if any.
