@@ -161,6 +161,10 @@ fn evaluate_reports_results_and_elo() {
     let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--rollout-mix", "1.5", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("rollout mix 1.5 is outside [0, 1]"), "{}", text(&output.stderr));
+    // Games come in colour-swapped pairs: an odd count is refused, not rounded.
+    let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--games", "3", "--quiet"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("expected an even number of games"), "{}", text(&output.stderr));
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub struct EvaluateArgs {
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     pub rollout_mix: f32,
     /// Number of games (an even number: pairs share a start with colours swapped).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = even_games)]
     pub games: u32,
     /// Games still running after this many turns count as draws.
     #[arg(long, default_value_t = 1000)]
@@ -63,6 +63,16 @@ pub struct EvaluateArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--games`: an even number, at least 2.
+fn even_games(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(games) if games >= 2 && games % 2 == 0 => Ok(games),
+        _ => Err(format!(
+            "expected an even number of games, at least 2 (games come in pairs that share a start, colours swapped), found {text:?}"
+        )),
+    }
 }
 
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {

@@ -747,6 +747,10 @@ impl Invalid {
     }
 }
 
+/// Why a number of match games must be even.
+const EVEN_GAMES: &str =
+    "must be an even number, at least 2 (games come in pairs that share a start, colours swapped)";
+
 fn check(ok: bool, path: &str, message: &str) -> Result<(), Invalid> {
     if ok {
         Ok(())
@@ -1002,9 +1006,9 @@ impl RunConfig {
         let evaluation = &self.evaluation;
         if evaluation.every > 0 {
             check(
-                evaluation.games >= 1,
+                evaluation.games >= 2 && evaluation.games % 2 == 0,
                 "evaluation.games",
-                "must be at least 1",
+                EVEN_GAMES,
             )?;
             check(
                 evaluation.max_turns >= 1,
@@ -1027,9 +1031,9 @@ impl RunConfig {
                 "must be a score in (0, 1]",
             )?;
             check(
-                gating.games != Some(0),
+                gating.games.is_none_or(|games| games >= 2 && games % 2 == 0),
                 "evaluation.gating.games",
-                "must be at least 1",
+                EVEN_GAMES,
             )?;
             check(
                 evaluation.every > 0,
@@ -1494,6 +1498,16 @@ mod tests {
         // Noise at every move was the same in every build of format 1.
         let constant = "self_play:\n  search:\n    temperature: [{ from_move: 0, temperature: 1.0 }]\n";
         assert!(RunConfig::from_run_yaml(constant, "c").is_ok());
+    }
+
+    #[test]
+    fn match_games_come_in_pairs() {
+        let message = error_text("game: dvonn\nevaluation:\n  games: 7\n");
+        assert!(message.starts_with("run.yaml:3:"), "{message}");
+        assert!(message.contains("evaluation.games: must be an even number"), "{message}");
+        let message = error_text("evaluation:\n  gating: { threshold: 0.55, games: 3 }\n");
+        assert!(message.contains("evaluation.gating.games: must be an even number"), "{message}");
+        assert_eq!(parse("evaluation:\n  games: 8\n").unwrap().evaluation.games, 8);
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::stats::{EloEstimate, MatchResults, Sprt, SprtDecision};
 /// How a match is played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchSettings {
-    /// Number of games (rounded up to an even number: games come in colour-swapped pairs).
+    /// Number of games (rounded up to an even number: games come in colour-swapped pairs;
+    /// the CLI and the run config refuse an odd one).
     pub games: u32,
     /// Games longer than this many turns stop and count as draws.
     pub max_turns: usize,
