@@ -47,9 +47,9 @@ pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
 /// The format of the configs this build writes (`config_version`).
 ///
 /// - 1: written before the key existed (builds up to 2026-11-30). `training.root_value_weight`
-///   did not exist in the first of them (the value learnt the game's result alone), and a
-///   Gumbel root ignored the temperature schedule in some of them and scaled its noise by it
-///   in later ones.
+///   did not exist in the first of them (the value learnt the game's result alone), a Gumbel
+///   root ignored the temperature schedule in some of them and scaled its noise by it in
+///   later ones, and odd numbers of match games were rounded up.
 /// - 2: the current meaning of every key.
 pub const CONFIG_VERSION: u32 = 2;
 
@@ -1145,6 +1145,8 @@ impl RunConfig {
     /// then; `locator` says which keys the text wrote. Format 1 (see [`CONFIG_VERSION`]):
     /// - no `training.root_value_weight`: the build had none, the value learnt the game's
     ///   result alone, so the weight is 0;
+    /// - an odd number of evaluation or gating games: its builds rounded it up to the next
+    ///   even one (the pairs), so that is what it becomes;
     /// - a Gumbel self-play root (with noise) under a schedule with a temperature other than
     ///   1: some builds of format 1 ignored the schedule, later ones honoured it, and the text
     ///   cannot say which; this is an error that asks for the choice to be written.
@@ -1152,6 +1154,11 @@ impl RunConfig {
         if self.config_version == 1 {
             if !locator.contains("training.root_value_weight") {
                 self.training.root_value_weight = 0.0;
+            }
+            let evaluation = &mut self.evaluation;
+            evaluation.games = evaluation.games.next_multiple_of(2);
+            if let Some(gating) = &mut evaluation.gating {
+                gating.games = gating.games.map(|games| games.next_multiple_of(2));
             }
             let search = &self.self_play.search;
             let cooled = search.temperature.iter().any(|step| step.temperature != 1.0);
@@ -1482,6 +1489,10 @@ mod tests {
         let written = "game: zertz\ntraining:\n  root_value_weight: 0.25\n";
         let saved = RunConfig::from_run_yaml(written, "config.yaml").unwrap();
         assert_eq!(saved.training.root_value_weight, 0.25);
+        // Odd match sizes were played as the next even number.
+        let odd = "evaluation:\n  games: 5\n  gating: { threshold: 0.55, games: 7 }\n";
+        let saved = RunConfig::from_run_yaml(odd, "config.yaml").unwrap();
+        assert_eq!((saved.evaluation.games, saved.evaluation.gating.unwrap().games), (6, Some(8)));
     }
 
     #[test]
