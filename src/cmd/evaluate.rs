@@ -7,7 +7,7 @@ use gipfzero_games::Game;
 use gipfzero_play::AgentSource;
 
 use crate::cmd::agents::{AgentChoice, AgentFactory, CheckpointSearch};
-use gipfzero_train::evaluate::{opening, run_match, MatchReport, MatchSettings, Side};
+use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -68,7 +68,7 @@ pub struct EvaluateArgs {
 /// `--games`: an even number, at least 2.
 fn even_games(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
-        Ok(games) if games >= 2 && games % 2 == 0 => Ok(games),
+        Ok(games) if is_even_game_count(games) => Ok(games),
         _ => Err(format!(
             "expected an even number of games, at least 2 (games come in pairs that share a start, colours swapped), found {text:?}"
         )),

@@ -40,6 +40,8 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_saphyr::Spanned;
 use thiserror::Error;
 
+use crate::evaluate::is_even_game_count;
+
 /// The embedded default configuration: ZÈRTZ standard on the CPU, sized to learn visibly in
 /// minutes on a 2-core machine.
 pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
@@ -1006,7 +1008,7 @@ impl RunConfig {
         let evaluation = &self.evaluation;
         if evaluation.every > 0 {
             check(
-                evaluation.games >= 2 && evaluation.games % 2 == 0,
+                is_even_game_count(evaluation.games),
                 "evaluation.games",
                 EVEN_GAMES,
             )?;
@@ -1031,7 +1033,7 @@ impl RunConfig {
                 "must be a score in (0, 1]",
             )?;
             check(
-                gating.games.is_none_or(|games| games >= 2 && games % 2 == 0),
+                gating.games.is_none_or(is_even_game_count),
                 "evaluation.gating.games",
                 EVEN_GAMES,
             )?;
@@ -1125,20 +1127,23 @@ impl RunConfig {
 
     /// Reads, parses and validates a config file.
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        RunConfig::from_yaml(&text, &path.display().to_string())
+        RunConfig::read(path, RunConfig::from_yaml)
     }
 
     /// Reads a run directory's saved config (see [`RunConfig::from_run_yaml`]).
     pub fn load_run(path: &Path) -> Result<RunConfig, ConfigError> {
+        RunConfig::read(path, RunConfig::from_run_yaml)
+    }
+
+    fn read(
+        path: &Path,
+        parse: fn(&str, &str) -> Result<RunConfig, ConfigError>,
+    ) -> Result<RunConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        RunConfig::from_run_yaml(&text, &path.display().to_string())
+        parse(&text, &path.display().to_string())
     }
 
     /// Brings a config of an older format to the current one, keeping what its keys meant

@@ -27,6 +27,12 @@ pub struct MatchSettings {
     pub sprt: Option<Sprt>,
 }
 
+/// Whether `games` can be played as colour-swapped pairs (even, at least 2): the CLI and the
+/// run config accept no other count.
+pub fn is_even_game_count(games: u32) -> bool {
+    games >= 2 && games % 2 == 0
+}
+
 impl Default for MatchSettings {
     fn default() -> Self {
         MatchSettings { games: 20, max_turns: 1000, confidence: 0.95, sprt: None }
