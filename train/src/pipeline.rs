@@ -124,7 +124,7 @@ pub fn run<G: Game>(
     let mut best_checkpoint = resume
         .as_ref()
         .and_then(|state| state.best.clone())
-        .filter(|path| path.starts_with("resume"));
+        .filter(|path| run.root().join(path).starts_with(run.resume_dir()));
 
     let (mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
         Some(state) => {
@@ -540,15 +540,7 @@ mod tests {
         run(&config_crashed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
         // The files a commit names (the third's commit deletes the second's after it; a
         // crash before that commit leaves them, so the simulation puts them back).
-        let named = |state: &ResumeState| -> Vec<PathBuf> {
-            std::iter::once(&state.checkpoint)
-                .chain(&state.best)
-                .flat_map(|name| {
-                    let paths = checkpoint::CheckpointPaths::new(crashed.join(name));
-                    [paths.weights, paths.sidecar]
-                })
-                .collect()
-        };
+        let named = |state: &ResumeState| crashed_dir.checkpoint_files(state);
         let second_state = crashed_dir.read_resume().unwrap().unwrap();
         let second: Vec<(PathBuf, Vec<u8>)> = named(&second_state)
             .into_iter()
@@ -580,7 +572,7 @@ mod tests {
         let read = read_metrics(&crashed_dir.metrics_path()).unwrap();
         assert_eq!(read.iter().map(|m| m.iteration).collect::<Vec<_>>(), [0, 1, 2]);
         // Only the copies the last commit names are left.
-        let mut left: Vec<_> = std::fs::read_dir(crashed.join("resume"))
+        let mut left: Vec<_> = std::fs::read_dir(crashed_dir.resume_dir())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();

@@ -103,13 +103,17 @@ impl RunDir {
     pub fn best_checkpoint(&self) -> PathBuf {
         self.checkpoints().join("best")
     }
+    /// The restart copies of the networks that `resume.json` names.
+    pub fn resume_dir(&self) -> PathBuf {
+        self.root.join("resume")
+    }
     /// Where the trained network and optimiser after `iteration` are kept for a restart.
     pub fn resume_trainer(&self, iteration: u32) -> PathBuf {
-        self.root.join("resume").join(format!("trainer-{iteration:06}"))
+        self.resume_dir().join(format!("trainer-{iteration:06}"))
     }
     /// Where the champion chosen in `iteration` is kept for a restart (gating).
     pub fn resume_best(&self, iteration: u32) -> PathBuf {
-        self.root.join("resume").join(format!("best-{iteration:06}"))
+        self.resume_dir().join(format!("best-{iteration:06}"))
     }
 
     /// Creates the directories and saves the resolved config, or — when the directory
@@ -121,7 +125,7 @@ impl RunDir {
     pub fn open(&self, config: &RunConfig) -> Result<Option<ResumeState>, RunError> {
         for dir in [
             self.root.clone(),
-            self.root.join("resume"),
+            self.resume_dir(),
             self.checkpoints(),
             self.shards(),
             self.plots(),
@@ -162,16 +166,8 @@ impl RunDir {
     /// commit replaced, or that an iteration wrote before a crash): called after each commit
     /// and at start. Best effort: a file that cannot be deleted is only disk space.
     pub fn prune_resume(&self, state: Option<&ResumeState>) {
-        let named: Vec<PathBuf> = state
-            .into_iter()
-            .flat_map(|s| std::iter::once(&s.checkpoint).chain(&s.best))
-            .map(|name| self.root.join(name))
-            .flat_map(|name| {
-                let paths = gipfzero_model::checkpoint::CheckpointPaths::new(name);
-                [paths.weights, paths.sidecar]
-            })
-            .collect();
-        let Ok(entries) = fs::read_dir(self.root.join("resume")) else {
+        let named = state.map_or_else(Vec::new, |state| self.checkpoint_files(state));
+        let Ok(entries) = fs::read_dir(self.resume_dir()) else {
             return;
         };
         for entry in entries.flatten() {
@@ -180,6 +176,17 @@ impl RunDir {
                 let _ = fs::remove_file(&path);
             }
         }
+    }
+
+    /// The files of the checkpoints `state` names (weights and sidecar of each).
+    pub fn checkpoint_files(&self, state: &ResumeState) -> Vec<PathBuf> {
+        std::iter::once(&state.checkpoint)
+            .chain(&state.best)
+            .flat_map(|name| {
+                let paths = gipfzero_model::checkpoint::CheckpointPaths::new(self.root.join(name));
+                [paths.weights, paths.sidecar]
+            })
+            .collect()
     }
 
     /// The saved resume state, if any.
