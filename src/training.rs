@@ -17,7 +17,8 @@ use gipfzero_train::pipeline::{Arena, Generation, SelfPlay as PipelineSelfPlay};
 use gipfzero_train::replay::Samples;
 use gipfzero_train::run::RunDir;
 
-use gipfzero_selfplay::generator::{CapRule, SelfPlay, SelfPlayConfig};
+use gipfzero_selfplay::generator::{league_tally, CapRule, LeagueConfig, SelfPlay, SelfPlayConfig};
+use gipfzero_train::run::LeagueMetrics;
 use gipfzero_selfplay::shard::{read_shard, ShardData};
 
 /// The directory of generation `generation`'s shards and records inside a run.
@@ -72,6 +73,10 @@ impl<G: Game> ShardSelfPlay<G> {
             parallel: false,
             generator: "gipfzero train".into(),
             checkpoint: None,
+            league: settings.league.as_ref().map(|league| LeagueConfig {
+                share: league.share,
+                opponents: league.opponents.iter().map(|o| o.to_string()).collect(),
+            }),
         }
     }
 }
@@ -103,12 +108,17 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
         let server = serve(network, &self.config.device, config.games_in_flight)?;
         let network_evaluator = NetworkEvaluator::new(server.handle(), self.start.spec()).map_err(|e| e.to_string())?;
         let evaluator = leaf_evaluator(network_evaluator, self.config.self_play.search.rollout_mix, seed)?;
-        let mut generator = SelfPlay::new(self.start.clone(), config, &directory).map_err(|e| e.to_string())?;
+        let mut generator = SelfPlay::new(self.start.clone(), config.clone(), &directory).map_err(|e| e.to_string())?;
         let summary = generator.run(&evaluator, &mut ()).map_err(|e| e.to_string())?;
         drop(server);
         let samples = load_generation(&directory, &self.start)?;
         let actions = samples.outcome.len() as u64;
-        Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions })
+        let league = league_tally(&directory, &config)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|t| LeagueMetrics { opponent: t.opponent, wins: t.wins, draws: t.draws, losses: t.losses })
+            .collect();
+        Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions, league })
     }
 
     fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String> {

@@ -57,6 +57,25 @@ fn two_iteration_training_runs_for_every_game_and_resume() {
         for file in ["config.yaml", "resume.json", "checkpoints/latest.safetensors", "checkpoints/latest.json", "plots/learning.svg"] {
             assert!(run.join(file).is_file(), "{game}: {file} missing");
         }
+        // quick.yaml plays half the games against random and rollout:8: each generation's
+        // league results are in its metrics line and agree with its records.
+        let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+        let mut league_games = 0;
+        for (generation, line) in metrics.lines().enumerate() {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let league = value["self_play"]["league"].as_array().unwrap_or_else(|| panic!("{game}: no league in {line}"));
+            let names: Vec<&str> = league.iter().map(|entry| entry["opponent"].as_str().unwrap()).collect();
+            assert_eq!(names, ["random", "rollout:8"], "{game}");
+            let games: u64 = league
+                .iter()
+                .map(|entry| ["wins", "draws", "losses"].iter().map(|k| entry[k].as_u64().unwrap()).sum::<u64>())
+                .sum();
+            let records = std::fs::read_to_string(run.join(format!("shards/gen-{generation:06}/games.jsonl"))).unwrap();
+            let against_opponents = records.lines().filter(|record| record.contains("\"random\"") || record.contains("\"rollout:8\"")).count();
+            assert_eq!(games as usize, against_opponents, "{game} generation {generation}");
+            league_games += games;
+        }
+        assert!(league_games > 0, "{game}: 8 games at a share of 0.5 and not one against an opponent");
         // One more iteration: resumes after the last, counts nothing twice.
         let output = gipfzero(&[
             "train",

@@ -33,6 +33,14 @@
 //!   resignation is disabled and the games are played out; there the generator notes who would
 //!   have resigned, and the share of those players who did not lose is the false-resignation
 //!   rate, by which the threshold is tuned.
+//! - **A league** ([`LeagueConfig`]): a share of the games is played against a fixed opponent
+//!   (an [`Agent`] such as `rollout:200`) instead of the network itself. Self-play alone
+//!   drifts: the network keeps beating its own earlier versions while getting weaker against
+//!   other players (docs/RESULTS.md measured it for ZÈRTZ), because it only learns from
+//!   positions it steers into itself. A league game records the network's decisions only;
+//!   the opponent chooses whole turns outside the lockstep pool, and the network's tree
+//!   follows its actions. Which games are league games, against whom and with which colour
+//!   is drawn from the game's own seed, so resumed runs replay the same pairings.
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -42,8 +50,8 @@ use std::time::{Duration, Instant};
 
 use gipfzero_games::{Action, Game, Outcome, Player, SplitMix64, Status};
 use gipfzero_mcts::{
-    Batch, ConfigError, EvalError, Evaluator, RootPolicy, Search, SearchConfig, SearchError,
-    SearchPool, SearchResult,
+    parse_agent, Agent, Batch, ConfigError, EvalError, Evaluator, RootPolicy, Search, SearchConfig,
+    SearchError, SearchPool, SearchResult,
 };
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -90,6 +98,39 @@ impl Default for ResignConfig {
     }
 }
 
+/// A share of the games played against fixed opponents instead of the network itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeagueConfig {
+    /// Fraction of the games, in [0, 1], that are league games.
+    pub share: f32,
+    /// The opponents' names as the records show them; a league game draws one of them
+    /// uniformly. They are baseline specs (`random`, `greedy`, `rollout:200`) unless
+    /// [`SelfPlay::with_opponents`] builds the agents some other way.
+    pub opponents: Vec<String>,
+}
+
+/// Builds league opponent `index` (of [`LeagueConfig::opponents`]) for one game, seeded.
+pub type OpponentFactory<G> = dyn Fn(usize, u64) -> Result<Box<dyn Agent<G>>, String> + Send + Sync;
+
+/// The default [`OpponentFactory`]: the names are baseline specs ([`parse_agent`]).
+fn baseline_opponent<G: Game>(names: Vec<String>) -> impl Fn(usize, u64) -> Result<Box<dyn Agent<G>>, String> + Send + Sync {
+    move |index, seed| parse_agent::<G>(&names[index], seed).map_err(|e| e.to_string())
+}
+
+/// Salt of a game's league draws, so that they leave the game's other random streams alone.
+const LEAGUE_SALT: u64 = 0x1EA6_0E5A_17ED_D1CE;
+
+/// Who the network plays in one league game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    /// Index into [`LeagueConfig::opponents`].
+    pub opponent: usize,
+    /// The opponent's colour.
+    pub side: Player,
+    /// The opponent agent's seed.
+    pub seed: u64,
+}
+
 /// Everything a self-play run needs besides the start position and the evaluator.
 #[derive(Clone, Debug)]
 pub struct SelfPlayConfig {
@@ -115,6 +156,8 @@ pub struct SelfPlayConfig {
     pub generator: String,
     /// The checkpoint playing both sides, if a network plays.
     pub checkpoint: Option<String>,
+    /// `None`: every game is self-play.
+    pub league: Option<LeagueConfig>,
 }
 
 impl Default for SelfPlayConfig {
@@ -131,6 +174,7 @@ impl Default for SelfPlayConfig {
             parallel: false,
             generator: "selfplay".into(),
             checkpoint: None,
+            league: None,
         }
     }
 }
@@ -161,7 +205,37 @@ impl SelfPlayConfig {
                 return bad("resign.disabled_fraction", "must lie in [0, 1]");
             }
         }
+        if let Some(league) = &self.league {
+            if !(0.0..=1.0).contains(&league.share) {
+                return bad("league.share", "must lie in [0, 1]");
+            }
+            if league.opponents.is_empty() {
+                return bad("league.opponents", "name at least one opponent");
+            }
+        }
         Ok(())
+    }
+
+    /// Whom game `id` is played against: `None` for a self-play game.
+    pub fn pairing(&self, id: u64) -> Option<Pairing> {
+        let league = self.league.as_ref()?;
+        let mut rng = SplitMix64::new(self.game_seed(id) ^ LEAGUE_SALT);
+        if rng.unit_f64() >= league.share as f64 {
+            return None;
+        }
+        let opponent = (rng.next_u64() % league.opponents.len() as u64) as usize;
+        let side = if rng.next_u64() & 1 == 0 { Player::One } else { Player::Two };
+        Some(Pairing { opponent, side, seed: rng.next_u64() })
+    }
+
+    /// The players of game `id` as its record names them, player 1 first.
+    pub fn players(&self, id: u64) -> [String; 2] {
+        let network = self.checkpoint.clone().unwrap_or_else(|| self.generator.clone());
+        let mut players = [network.clone(), network];
+        if let (Some(pairing), Some(league)) = (self.pairing(id), &self.league) {
+            players[pairing.side.index()] = league.opponents[pairing.opponent].clone();
+        }
+        players
     }
 
     /// The seed of game `id`: a SplitMix64 step away from the run seed, so neighbouring ids
@@ -169,6 +243,43 @@ impl SelfPlayConfig {
     pub fn game_seed(&self, id: u64) -> u64 {
         SplitMix64::new(self.seed ^ id.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
     }
+}
+
+/// The network's results in a run's league games against one opponent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeagueTally {
+    pub opponent: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// The network's results against each of `config`'s league opponents (in their order) over
+/// the records in `directory` (complete lines only, as [`SelfPlay::run`] leaves them).
+pub fn league_tally(directory: &Path, config: &SelfPlayConfig) -> Result<Vec<LeagueTally>, SelfPlayError> {
+    let Some(league) = &config.league else { return Ok(Vec::new()) };
+    let mut tally: Vec<LeagueTally> = league
+        .opponents
+        .iter()
+        .map(|name| LeagueTally { opponent: name.clone(), ..LeagueTally::default() })
+        .collect();
+    let path = directory.join(RECORDS_FILE);
+    let text = fs::read(&path).map_err(io_error(&path))?;
+    for (number, line) in text.split_inclusive(|&b| b == b'\n').filter(|l| l.ends_with(b"\n")).enumerate() {
+        let record: GameRecord = serde_json::from_slice(line).map_err(|e| SelfPlayError::Io {
+            path: path.clone(),
+            source: io::Error::new(io::ErrorKind::InvalidData, format!("line {}: {e}", number + 1)),
+        })?;
+        let Some(pairing) = config.pairing(record.game_id) else { continue };
+        let network = pairing.side.other();
+        let entry = &mut tally[pairing.opponent];
+        match (record.outcome as f32 * if network == Player::One { 1.0 } else { -1.0 }) as i8 {
+            1 => entry.wins += 1,
+            0 => entry.draws += 1,
+            _ => entry.losses += 1,
+        }
+    }
+    Ok(tally)
 }
 
 /// The search settings a record keeps.
@@ -344,6 +455,10 @@ pub enum SelfPlayError {
     Resume { path: PathBuf, message: String },
     #[error("game {game_id}: the actions played form no legal turn (a rules engine bug)")]
     UnknownTurn { game_id: u64 },
+    #[error("league opponent {name}: {message}")]
+    UnknownOpponent { name: String, message: String },
+    #[error("game {game_id}: league opponent {name}: {message}")]
+    Opponent { game_id: u64, name: String, message: String },
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> SelfPlayError + '_ {
@@ -392,6 +507,8 @@ struct InFlight<G: Game> {
     resignation_disabled: bool,
     low_streak: [u32; 2],
     would_have_resigned: Option<Player>,
+    /// In a league game: the opponent's colour and agent.
+    opponent: Option<(Player, Box<dyn Agent<G>>)>,
 }
 
 /// A finished game waiting for its shard.
@@ -406,6 +523,7 @@ pub struct SelfPlay<G: Game> {
     config: SelfPlayConfig,
     directory: PathBuf,
     info: ShardInfo,
+    opponents: Box<OpponentFactory<G>>,
     // Reused buffers.
     legal: Vec<Action>,
     turns: Vec<G::Turn>,
@@ -418,15 +536,24 @@ impl<G: Game> SelfPlay<G> {
     pub fn new(start: G, config: SelfPlayConfig, directory: impl Into<PathBuf>) -> Result<Self, SelfPlayError> {
         config.validate()?;
         let info = ShardInfo::for_spec(start.spec(), config.generator.clone());
+        let config_opponents = config.league.as_ref().map(|l| l.opponents.clone()).unwrap_or_default();
         Ok(SelfPlay {
             observation: vec![0.0; start.spec().observation_len()],
             start,
             config,
             directory: directory.into(),
             info,
+            opponents: Box::new(baseline_opponent::<G>(config_opponents)),
             legal: Vec::new(),
             turns: Vec::new(),
         })
+    }
+
+    /// Builds the league's opponents with `factory` instead of reading their names as
+    /// baseline specs (for opponents such as other networks).
+    pub fn with_opponents(mut self, factory: Box<OpponentFactory<G>>) -> Self {
+        self.opponents = factory;
+        self
     }
 
     pub fn records_path(&self) -> PathBuf {
@@ -437,6 +564,15 @@ impl<G: Game> SelfPlay<G> {
     /// docs for the resume rule), reporting to `progress` after each game.
     pub fn run<E: Evaluator<G>>(&mut self, evaluator: &E, progress: &mut dyn Progress) -> Result<RunSummary, SelfPlayError> {
         let began = Instant::now();
+        // Every opponent must be buildable before any game is played.
+        if let Some(league) = &self.config.league {
+            for (index, name) in league.opponents.iter().enumerate() {
+                (self.opponents)(index, 0).map_err(|message| SelfPlayError::UnknownOpponent {
+                    name: name.clone(),
+                    message,
+                })?;
+            }
+        }
         fs::create_dir_all(&self.directory).map_err(io_error(&self.directory))?;
         let (done, next_shard) = self.recover()?;
         let mut summary = RunSummary {
@@ -581,6 +717,14 @@ impl<G: Game> SelfPlay<G> {
                         record.game_id, record.seed, record.search
                     )));
                 }
+                let players = self.config.players(record.game_id);
+                if record.players != players {
+                    return Err(resume_error(format!(
+                        "game {} was played by {:?}, this run's league pairs {:?}; resume with \
+                         the original league or use a new directory",
+                        record.game_id, record.players, players
+                    )));
+                }
                 kept.extend_from_slice(line);
             }
         }
@@ -606,6 +750,17 @@ impl<G: Game> SelfPlay<G> {
             .resign
             .as_ref()
             .is_some_and(|r| rng.unit_f64() < r.disabled_fraction as f64);
+        let opponent = match (self.config.pairing(id), &self.config.league) {
+            (Some(pairing), Some(league)) => {
+                let agent = (self.opponents)(pairing.opponent, pairing.seed).map_err(|message| SelfPlayError::Opponent {
+                    game_id: id,
+                    name: league.opponents[pairing.opponent].clone(),
+                    message,
+                })?;
+                Some((pairing.side, agent))
+            }
+            _ => None,
+        };
         let game = InFlight {
             id,
             seed,
@@ -618,6 +773,7 @@ impl<G: Game> SelfPlay<G> {
             resignation_disabled,
             low_streak: [0; 2],
             would_have_resigned: None,
+            opponent,
             start,
         };
         Ok((game, search))
@@ -679,7 +835,8 @@ impl<G: Game> SelfPlay<G> {
         Ok(())
     }
 
-    /// Plays forced actions until the game needs a search, and says whether it has ended.
+    /// Plays forced actions and the league opponent's turns until the game needs a search,
+    /// and says whether it has ended.
     fn settle(&mut self, game: &mut InFlight<G>, search: &mut Search<G>) -> Result<Option<Ending>, SelfPlayError> {
         loop {
             let position = search.position();
@@ -688,6 +845,24 @@ impl<G: Game> SelfPlay<G> {
             }
             if position.is_turn_start() && game.turn_count >= self.config.max_turns {
                 return Ok(Some(Ending::Capped));
+            }
+            if let Some((side, agent)) = &mut game.opponent {
+                if position.is_turn_start() && position.to_move() == *side {
+                    let actions = match agent.choose_turn(position) {
+                        Ok(turn) => position.turn_actions(&turn),
+                        Err(e) => {
+                            return Err(SelfPlayError::Opponent {
+                                game_id: game.id,
+                                name: agent.name(),
+                                message: e.to_string(),
+                            })
+                        }
+                    };
+                    for action in actions {
+                        self.play(game, search, action)?;
+                    }
+                    continue;
+                }
             }
             position.legal_actions(&mut self.legal);
             if self.legal.len() != 1 {
@@ -737,7 +912,6 @@ impl<G: Game> SelfPlay<G> {
             }
         }
         let spec = self.start.spec();
-        let player_name = self.config.checkpoint.clone().unwrap_or_else(|| self.config.generator.clone());
         let record = GameRecord {
             game_id: game.id,
             game: spec.game.into(),
@@ -748,7 +922,7 @@ impl<G: Game> SelfPlay<G> {
             score: last.score(),
             outcome: outcome.value_for(Player::One) as i8,
             termination,
-            players: [player_name.clone(), player_name],
+            players: self.config.players(game.id),
             checkpoint: self.config.checkpoint.clone(),
             search: SearchSummary::of(&self.config.search),
             turn_count: game.turn_count,
@@ -814,6 +988,8 @@ mod tests {
             SelfPlayConfig { resign: Some(ResignConfig { consecutive: 0, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
             SelfPlayConfig { resign: Some(ResignConfig { disabled_fraction: 1.5, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
             SelfPlayConfig { search: SearchConfig { simulations: 0, ..SearchConfig::default() }, ..SelfPlayConfig::default() },
+            SelfPlayConfig { league: Some(LeagueConfig { share: 1.5, opponents: vec!["random".into()] }), ..SelfPlayConfig::default() },
+            SelfPlayConfig { league: Some(LeagueConfig { share: 0.5, opponents: vec![] }), ..SelfPlayConfig::default() },
         ];
         for config in bad {
             assert!(matches!(config.validate(), Err(SelfPlayError::Config(_))), "{config:?}");

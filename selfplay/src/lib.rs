@@ -4,7 +4,8 @@
 //! - [`samples`]: training positions with their targets in memory, shared with training.
 //! - [`shard`]: the `.npz` dataset shard (the contract with training; docs/DATASETS.md).
 //! - [`generator`]: many games searched in lockstep against one evaluator, so a network sees
-//!   big batches; shards and JSON Lines records written crash-safely and resumable.
+//!   big batches; shards and JSON Lines records written crash-safely and resumable; a share
+//!   of the games may be played against fixed opponents (a league).
 //!
 //! This crate knows nothing of tch: the network evaluator lives in the model crate and is
 //! handed in as any [`gipfzero_mcts::Evaluator`].
@@ -13,7 +14,7 @@ pub mod samples;
 pub mod shard;
 
 pub use generator::{
-    CapRule, GameRecord, Progress, ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
+    CapRule, GameRecord, league_tally, LeagueConfig, LeagueTally, OpponentFactory, Pairing, Progress, ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
     SelfPlayConfig, SelfPlayError, Termination, RECORDS_FILE,
 };
 pub use samples::{InconsistentSamples, Samples};

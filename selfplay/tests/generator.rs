@@ -9,10 +9,10 @@ use gipfzero_games::lyngk::Lyngk;
 use gipfzero_games::zertz::{Variant, Zertz};
 use gipfzero_games::record::replay;
 use gipfzero_games::{Game, Player, Status};
-use gipfzero_mcts::{SearchConfig, UniformEvaluator};
+use gipfzero_mcts::{parse_agent, SearchConfig, UniformEvaluator};
 use gipfzero_selfplay::{
-    read_shard, CapRule, GameRecord, ProgressReport, ResignConfig, SelfPlay, SelfPlayConfig,
-    ShardData, Termination, RECORDS_FILE,
+    league_tally, read_shard, CapRule, GameRecord, LeagueConfig, OpponentFactory, ProgressReport, ResignConfig,
+    SelfPlay, SelfPlayConfig, ShardData, Termination, RECORDS_FILE,
 };
 
 fn test_dir(name: &str) -> PathBuf {
@@ -28,7 +28,7 @@ fn config(games: u64, seed: u64) -> SelfPlayConfig {
         games,
         positions_per_shard: 150,
         seed,
-        generator: "uniform".into(),
+        generator: NETWORK.into(),
         ..SelfPlayConfig::default()
     }
 }
@@ -69,6 +69,9 @@ fn rows_of(shards: &[ShardData], game_id: u64) -> BTreeMap<i32, (usize, usize)> 
     rows
 }
 
+/// The generator name of [`config`]: the player whose decisions are samples.
+const NETWORK: &str = "uniform";
+
 /// Checks every documented property of a run's output, replaying each game independently.
 fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) -> G) -> BTreeMap<u64, GameRecord> {
     let (records, shards) = read_output(dir);
@@ -98,8 +101,11 @@ fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) 
             }
             _ => assert_eq!(end.status(), Status::Ongoing),
         }
-        // Walk the game action by action: every decision with a choice is a sample, in order,
-        // with this position's observation, legal actions and outcome.
+        // Walk the game action by action: every decision with a choice by the generator's
+        // player (both sides but a league opponent's) is a sample, in order, with this
+        // position's observation, legal actions and outcome.
+        let sampled_side = |player: Player| record.players[player.index()] == NETWORK;
+        assert!(sampled_side(Player::One) || sampled_side(Player::Two));
         let rows = rows_of(&shards, record.game_id);
         let mut position = start.clone();
         let mut move_number = 0;
@@ -108,8 +114,8 @@ fn check_output<G: Game>(dir: &Path, games: u64, start_of: impl Fn(&GameRecord) 
         let mut sampled = 0;
         let mut check_sample = |position: &G, move_number: i32| {
             position.legal_actions(&mut legal);
-            if legal.len() < 2 {
-                assert!(!rows.contains_key(&move_number), "forced decision {move_number} sampled");
+            if legal.len() < 2 || !sampled_side(position.to_move()) {
+                assert!(!rows.contains_key(&move_number), "forced or opponent's decision {move_number} sampled");
                 return;
             }
             let &(s, r) = rows.get(&move_number).unwrap_or_else(|| panic!("game {} decision {move_number} missing", record.game_id));
@@ -307,4 +313,96 @@ fn the_turn_cap_stops_games_and_scores_them_by_the_rule() {
             assert!(record.result.starts_with("stopped after 59 turns"), "{}", record.result);
         }
     }
+}
+
+/// League opponents built by a factory of the caller's (here: baselines with a marked name).
+fn opponents(names: &'static [&'static str]) -> Box<OpponentFactory<Zertz>> {
+    Box::new(move |index, seed| parse_agent::<Zertz>(names[index], seed).map_err(|e| e.to_string()))
+}
+
+#[test]
+fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
+    const NAMES: &[&str] = &["random", "rollout:4"];
+    let league = LeagueConfig { share: 0.5, opponents: NAMES.iter().map(|n| n.to_string()).collect() };
+    let config = SelfPlayConfig { league: Some(league.clone()), ..config(12, 7) };
+    let start = Zertz::new(Variant::Standard);
+    let run = |name: &str, config: SelfPlayConfig| {
+        let dir = test_dir(name);
+        SelfPlay::new(start.clone(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        dir
+    };
+    let dir = run("league", config.clone());
+    // check_output replays every game and finds samples at the network's decisions only.
+    let records = check_output(&dir, 12, |_| start.clone());
+    let mut seen = std::collections::BTreeSet::new();
+    for (&id, record) in &records {
+        assert_eq!(record.players, config.players(id));
+        match config.pairing(id) {
+            None => assert_eq!(record.players, [NETWORK, NETWORK]),
+            Some(pairing) => {
+                let opponent = &record.players[pairing.side.index()];
+                assert_eq!(opponent, NAMES[pairing.opponent]);
+                assert_eq!(record.players[pairing.side.other().index()], NETWORK);
+                seen.insert((opponent.clone(), pairing.side));
+            }
+        }
+    }
+    let league_games = records.keys().filter(|&&id| config.pairing(id).is_some()).count();
+    // The tally counts each league game once, from the network's side.
+    let tally = league_tally(&dir, &config).unwrap();
+    assert_eq!(tally.iter().map(|t| t.opponent.as_str()).collect::<Vec<_>>(), NAMES);
+    for (index, entry) in tally.iter().enumerate() {
+        let mut expected = [0; 3];
+        for (&id, record) in &records {
+            if let Some(pairing) = config.pairing(id).filter(|p| p.opponent == index) {
+                let network_won = record.outcome == if pairing.side == Player::One { -1 } else { 1 };
+                expected[if network_won { 0 } else if record.outcome == 0 { 1 } else { 2 }] += 1;
+            }
+        }
+        assert_eq!([entry.wins, entry.draws, entry.losses], expected, "{entry:?}");
+    }
+    assert_eq!(tally.iter().map(|t| t.wins + t.draws + t.losses).sum::<u32>() as usize, league_games);
+    assert!((2..=10).contains(&league_games), "{league_games} of 12 games are league games at a share of 0.5");
+    assert!(seen.iter().any(|(_, side)| *side == Player::One) && seen.iter().any(|(_, side)| *side == Player::Two), "{seen:?}");
+    assert_eq!(seen.iter().map(|(name, _)| name).collect::<std::collections::BTreeSet<_>>().len(), 2, "{seen:?}");
+
+    // The pairings and games come from the game seeds: the same with one game in flight.
+    let one_at_a_time = run("league-serial", SelfPlayConfig { games_in_flight: 1, ..config.clone() });
+    assert_eq!(read_output(&one_at_a_time).0, records);
+    // Share 0 and 1: no league game, only league games.
+    let none = SelfPlayConfig { league: Some(LeagueConfig { share: 0.0, ..league.clone() }), ..config.clone() };
+    let all = SelfPlayConfig { league: Some(LeagueConfig { share: 1.0, ..league.clone() }), ..config.clone() };
+    assert!((0..12).all(|id| none.pairing(id).is_none() && all.pairing(id).is_some()));
+
+    // Resuming under another league would give one id two meanings.
+    let other = SelfPlayConfig { league: Some(LeagueConfig { share: 1.0, ..league }), ..config.clone() };
+    let error = SelfPlay::new(start.clone(), other, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("league"), "{error}");
+    assert_eq!(read_output(&dir).0, records, "a refused resume changes nothing");
+}
+
+#[test]
+fn a_factory_builds_league_opponents_of_any_name() {
+    // Names that are no baseline spec, built by the caller's factory.
+    let league = LeagueConfig { share: 1.0, opponents: vec!["sparring partner".into()] };
+    let config = SelfPlayConfig { league: Some(league), ..config(2, 5) };
+    let dir = test_dir("league-factory");
+    SelfPlay::new(Zertz::new(Variant::Standard), config, &dir)
+        .unwrap()
+        .with_opponents(opponents(&["rollout:3"]))
+        .run(&UniformEvaluator, &mut ())
+        .unwrap();
+    let records = check_output(&dir, 2, |_| Zertz::new(Variant::Standard));
+    assert!(records.values().all(|r| r.players.contains(&"sparring partner".to_string())), "{records:?}");
+}
+
+#[test]
+fn an_opponent_that_cannot_be_built_stops_the_run_with_its_name() {
+    let league = LeagueConfig { share: 1.0, opponents: vec!["rollout:x".into()] };
+    let config = SelfPlayConfig { league: Some(league), ..config(2, 1) };
+    let dir = test_dir("league-bad");
+    let error = SelfPlay::new(Zertz::new(Variant::Standard), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("league opponent rollout:x") && message.contains("simulation count"), "{message}");
+    assert!(!dir.join(RECORDS_FILE).exists(), "no game was played");
 }

@@ -17,7 +17,7 @@ use gipfzero_model::{
     checkpoint, DeviceChoice, InferenceServer, NetConfig, Network, NetworkEvaluator, ServerConfig,
 };
 use gipfzero_selfplay::{
-    CapRule, ProgressReport, ResignConfig, RunSummary, SelfPlay, SelfPlayConfig,
+    CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, SelfPlay, SelfPlayConfig,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -105,6 +105,14 @@ pub struct SelfplayArgs {
     /// Run the tree descents of the games in flight on rayon's threads (--threads).
     #[arg(long)]
     pub parallel: bool,
+    /// A league opponent (random, greedy or rollout:<sims>; repeat for several): a share of
+    /// the games pits the searcher against one of them, drawn per game with its colour, and
+    /// only the searcher's decisions are written as positions.
+    #[arg(long = "league", value_name = "SPEC")]
+    pub league: Vec<String>,
+    /// The share of the games played against --league opponents.
+    #[arg(long, default_value_t = 0.5, requires = "league")]
+    pub league_share: f32,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -176,6 +184,8 @@ impl GameVisitor for Generate<'_> {
             parallel: args.parallel,
             checkpoint: args.checkpoint.as_ref().map(|name| name.display().to_string()),
             generator,
+            league: (!args.league.is_empty())
+                .then(|| LeagueConfig { share: args.league_share, opponents: args.league.clone() }),
         };
         generate(start, config, &args.out, &evaluator, args.quiet)
     }

@@ -112,10 +112,16 @@ fn report(metrics: &IterationMetrics) {
             )
         },
     );
+    let league = metrics
+        .self_play
+        .league
+        .iter()
+        .map(|l| format!("{} {}-{}-{}", l.opponent, l.wins, l.draws, l.losses));
     let evaluations: Vec<String> = metrics
         .evaluations
         .iter()
         .map(|e| format!("{} {:.0}%", e.opponent, 100.0 * e.score))
+        .chain(league.map(|text| format!("league {text}")))
         .collect();
     eprintln!(
         "iteration {:>4}  step {:>6}  {:.0} positions/s  {}{}",

@@ -125,6 +125,23 @@ pub struct SelfPlayConfig {
     #[serde(alias = "max_actions")]
     pub max_turns: u32,
     pub search: SearchSettings,
+    /// A share of the games played against fixed opponents instead of the network itself
+    /// (see [`LeagueSettings`]); `null`: pure self-play.
+    pub league: Option<LeagueSettings>,
+}
+
+/// League self-play: `share` of each generation's games pit the network against one of
+/// `opponents` (drawn per game, colour drawn too); only the network's decisions become
+/// samples. Pure self-play drifts (the network beats its earlier selves while it gets weaker
+/// against other players, docs/RESULTS.md); games against fixed players put their positions
+/// in the data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueSettings {
+    /// Fraction of the games, in [0, 1].
+    pub share: f32,
+    /// `random`, `greedy` or `rollout:N` (the baselines; they play as in evaluation).
+    pub opponents: Vec<Opponent>,
 }
 
 /// The search, field by field as [`SearchConfig`].
@@ -474,6 +491,7 @@ impl Default for SelfPlayConfig {
             parallel_games: 16,
             max_turns: 400,
             search: SearchSettings::self_play(24),
+            league: None,
         }
     }
 }
@@ -855,6 +873,25 @@ impl RunConfig {
             "must be at least 1",
         )?;
         sp.search.validate("self_play.search")?;
+        if let Some(league) = &sp.league {
+            check(
+                finite_in(league.share as f64, 0.0, 1.0),
+                "self_play.league.share",
+                "must lie in [0, 1]",
+            )?;
+            check(
+                !league.opponents.is_empty(),
+                "self_play.league.opponents",
+                "name at least one opponent",
+            )?;
+            for (i, opponent) in league.opponents.iter().enumerate() {
+                check(
+                    matches!(opponent, Opponent::Random | Opponent::Greedy | Opponent::Rollout(_)),
+                    &format!("self_play.league.opponents.{i}"),
+                    "league opponents are random, greedy or rollout:N",
+                )?;
+            }
+        }
 
         let replay = &self.replay;
         check(
@@ -1452,6 +1489,26 @@ mod tests {
         let message = error_text(text);
         assert!(message.starts_with("run.yaml:4:3: "), "{message}");
         assert!(message.contains("bach_size"), "{message}");
+    }
+
+    #[test]
+    fn a_league_is_read_and_its_opponents_checked() {
+        let text = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents: [rollout:200, random]\n";
+        let league = parse(text).unwrap().self_play.league.unwrap();
+        assert_eq!(league.share, 0.25);
+        assert_eq!(league.opponents, vec![Opponent::Rollout(200), Opponent::Random]);
+        assert_eq!(parse("game: zertz\n").unwrap().self_play.league, None);
+        let networks = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents:\n      - greedy\n      - previous\n";
+        let message = error_text(networks);
+        assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: league opponents are random, greedy or rollout:N"), "{message}");
+        let share = error_text("game: zertz\nself_play:\n  league:\n    share: 1.5\n    opponents: [random]\n");
+        assert!(message_at(&share, 4, "self_play.league.share"), "{share}");
+        let empty = error_text("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents: []\n");
+        assert!(empty.contains("self_play.league.opponents: name at least one opponent"), "{empty}");
+    }
+
+    fn message_at(message: &str, line: u64, key: &str) -> bool {
+        message.starts_with(&format!("run.yaml:{line}:")) && message.contains(key)
     }
 
     #[test]

@@ -38,8 +38,8 @@ use crate::config::{Opponent, RunConfig};
 use crate::evaluate::MatchReport;
 use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{
-    read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir, RunError,
-    SelfPlayMetrics, TrainingMetrics,
+    read_metrics, EvaluationMetrics, IterationMetrics, LeagueMetrics, ResumeState, RunDir,
+    RunError, SelfPlayMetrics, TrainingMetrics,
 };
 use crate::trainer::{Trainer, TrainerError};
 
@@ -50,6 +50,8 @@ pub struct Generation {
     pub games: u32,
     /// Actions played over all games.
     pub actions: u64,
+    /// The network's results in the league games, per opponent (empty without a league).
+    pub league: Vec<LeagueMetrics>,
 }
 
 /// Plays self-play generations (implemented by the self-play crate).
@@ -171,6 +173,7 @@ pub fn run<G: Game>(
             })?;
         let seconds = generation_began.elapsed().as_secs_f64();
         let positions = generation.samples.len() as u64;
+        let league = generation.league;
         window
             .add_generation(iteration as u64, generation.samples)
             .map_err(|e| PipelineError::SelfPlay {
@@ -184,6 +187,7 @@ pub fn run<G: Game>(
             positions_per_second: positions as f64 / seconds.max(1e-9),
             mean_game_length: generation.actions as f64 / generation.games.max(1) as f64,
             window_positions: window.stored_positions() as u64,
+            league,
         };
 
         // 3. SGD.
@@ -377,6 +381,7 @@ mod tests {
                 samples: batch,
                 games: 1,
                 actions: 40,
+                league: Vec::new(),
             })
         }
 

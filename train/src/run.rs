@@ -299,6 +299,19 @@ pub struct SelfPlayMetrics {
     pub mean_game_length: f64,
     /// Positions in the replay window after adding this generation.
     pub window_positions: u64,
+    /// The network's results in the generation's league games, per opponent (none without a
+    /// league): a free reading of its strength against fixed players, every iteration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub league: Vec<LeagueMetrics>,
+}
+
+/// The network's wins, draws and losses against one league opponent in one generation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LeagueMetrics {
+    pub opponent: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
