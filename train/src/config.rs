@@ -326,11 +326,20 @@ pub struct EvaluationConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GatingConfig {
-    /// Minimum score (wins + draws/2 over games) against the champion, in (0, 1].
+    /// Against `best`: the minimum score (wins + draws/2 over games) against the champion,
+    /// in (0, 1]. Against a baseline: the new network must score at least `threshold − 0.5`
+    /// more than the champion (0.5: at least as much).
     pub threshold: f64,
     /// Games of the gating match; defaults to `evaluation.games`.
     #[serde(default)]
     pub games: Option<u32>,
+    /// Whom the new network is measured against: `best` (the champion, AlphaGo Zero's
+    /// gating), or a baseline (`random`, `greedy`, `rollout:N`) that the champion plays too,
+    /// over the same openings and baseline seeds. Self-play improves a network against
+    /// itself, which need not make it stronger against anyone else (docs/RESULTS.md measured
+    /// the drift on ZÈRTZ); a fixed yardstick keeps the champion that is.
+    #[serde(default = "defaults::gating_against")]
+    pub against: Opponent,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -414,6 +423,9 @@ impl<'de> Deserialize<'de> for Opponent {
 }
 
 mod defaults {
+    pub fn gating_against() -> super::Opponent {
+        super::Opponent::Best
+    }
     pub fn beta1() -> f64 {
         0.9
     }
@@ -1079,6 +1091,14 @@ impl RunConfig {
                 "evaluation.every",
                 "gating needs evaluations (every ≥ 1)",
             )?;
+            check(
+                matches!(
+                    gating.against,
+                    Opponent::Best | Opponent::Random | Opponent::Greedy | Opponent::Rollout(_)
+                ),
+                "evaluation.gating.against",
+                "gating is against best or a baseline (random, greedy, rollout:N)",
+            )?;
         }
         check(
             self.checkpoints.every >= 1,
@@ -1473,6 +1493,7 @@ mod tests {
         config.evaluation.gating = Some(GatingConfig {
             threshold: 0.55,
             games: Some(40),
+            against: Opponent::Rollout(1000),
         });
         config.self_play.search.dirichlet = None;
         let text = config.to_yaml();
@@ -1580,6 +1601,12 @@ mod tests {
         assert!(message.contains("evaluation.games: must be an even number"), "{message}");
         let message = error_text("evaluation:\n  gating: { threshold: 0.55, games: 3 }\n");
         assert!(message.contains("evaluation.gating.games: must be an even number"), "{message}");
+        let gate = parse("evaluation:\n  gating: { threshold: 0.5, against: \"rollout:1000\" }\n").unwrap();
+        assert_eq!(gate.evaluation.gating.unwrap().against, Opponent::Rollout(1000));
+        let default = parse("evaluation:\n  gating: { threshold: 0.55 }\n").unwrap();
+        assert_eq!(default.evaluation.gating.unwrap().against, Opponent::Best);
+        let message = error_text("evaluation:\n  gating:\n    threshold: 0.5\n    against: previous\n");
+        assert!(message.starts_with("run.yaml:4:") && message.contains("evaluation.gating.against: gating is against best or a baseline"), "{message}");
         assert_eq!(parse("evaluation:\n  games: 8\n").unwrap().evaluation.games, 8);
     }
 

@@ -14,8 +14,9 @@
 //! 4. checkpoint `latest` (every iteration), `iter-NNNNNN` (every `checkpoints.every`) and
 //!    the restart's own copy `resume/trainer-NNNNNN`;
 //! 5. every `evaluation.every` iterations, a match against each opponent (`previous` = the
-//!    network at the start of this iteration), then gating against `best` (a new champion
-//!    is also kept as `resume/best-NNNNNN`);
+//!    network at the start of this iteration), then gating: against `best`, or against a
+//!    baseline that the new network and the champion both play over the same openings (a
+//!    new champion is also kept as `resume/best-NNNNNN`);
 //! 6. metrics line, plots, and last the resume state — the commit point: a crash before it
 //!    redoes iteration `i` from the state after `i − 1` (the generation's shards are
 //!    rewritten by the same seed; the resume state names the restart copies of `i − 1`,
@@ -246,21 +247,30 @@ pub fn run<G: Game>(
             }
             if let (Some(gating), Some(champion)) = (&evaluation.gating, best.as_ref()) {
                 let games = gating.games.unwrap_or(evaluation.games);
-                let report = arena
-                    .play(
-                        network,
-                        &Opponent::Best,
-                        Some(champion),
-                        games,
-                        seeds.next_u64(),
-                    )
-                    .map_err(|message| PipelineError::Evaluation {
-                        opponent: "best (gating)".into(),
-                        message,
-                    })?;
-                let result = EvaluationMetrics::new("best (gating)", &report);
-                let wins = result.score >= gating.threshold;
-                evaluations.push(result);
+                let seed = seeds.next_u64();
+                let mut gate = |player: &Network, name: &str, opponent_network: Option<&Network>| {
+                    arena
+                        .play(player, &gating.against, opponent_network, games, seed)
+                        .map(|report| EvaluationMetrics::new(name, &report))
+                        .map_err(|message| PipelineError::Evaluation {
+                            opponent: name.to_string(),
+                            message,
+                        })
+                };
+                let wins = if gating.against == Opponent::Best {
+                    let result = gate(network, "best (gating)", Some(champion))?;
+                    let wins = result.score >= gating.threshold;
+                    evaluations.push(result);
+                    wins
+                } else {
+                    // Both play the baseline over the same openings and baseline seeds.
+                    let against = gating.against.to_string();
+                    let new = gate(network, &format!("{against} (gating)"), None)?;
+                    let old = gate(champion, &format!("{against} (gating, best)"), None)?;
+                    let wins = new.score - old.score >= gating.threshold - 0.5;
+                    evaluations.extend([new, old]);
+                    wins
+                };
                 if wins {
                     best = Some(network.copy_to(device));
                 }
@@ -443,6 +453,7 @@ mod tests {
         config.evaluation.gating = Some(crate::config::GatingConfig {
             threshold: 0.55,
             games: Some(2),
+            against: Opponent::Best,
         });
         config.evaluation.opponents = vec![Opponent::Random, Opponent::Previous, Opponent::Best];
         config
@@ -587,5 +598,77 @@ mod tests {
             ["best-000002.json", "best-000002.safetensors", "trainer-000002.json", "trainer-000002.safetensors"]
         );
         std::fs::remove_dir_all(&base).ok();
+    }
+
+    /// A sum over a network's weights: tells networks apart.
+    fn fingerprint(network: &Network) -> f64 {
+        network
+            .var_store()
+            .variables()
+            .values()
+            .map(|t| t.abs().sum(tch::Kind::Double).double_value(&[]))
+            .sum()
+    }
+
+    /// Scores scripted per call, and who played each call.
+    struct ScriptedArena {
+        wins: Vec<u32>,
+        calls: Vec<(String, f64, u64)>,
+    }
+
+    impl Arena<Dvonn> for ScriptedArena {
+        fn play(
+            &mut self,
+            network: &Network,
+            opponent: &Opponent,
+            opponent_network: Option<&Network>,
+            games: u32,
+            seed: u64,
+        ) -> Result<MatchReport, String> {
+            assert!(opponent_network.is_none(), "a baseline needs no network");
+            let wins = self.wins[self.calls.len()];
+            self.calls.push((opponent.to_string(), fingerprint(network), seed));
+            Ok(MatchReport {
+                results: MatchResults { wins, draws: 0, losses: games - wins },
+                unfinished: 0,
+                elo: EloEstimate { elo: 0.0, lower: -1.0, upper: 1.0 },
+                sprt: None,
+                games: Vec::new(),
+            })
+        }
+    }
+
+    #[test]
+    fn gating_against_a_baseline_keeps_the_network_that_scores_more() {
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let dir = std::env::temp_dir().join(format!("gipfzero-pipeline-gate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = config(&dir, 3);
+        config.evaluation.opponents.clear();
+        config.evaluation.gating = Some(crate::config::GatingConfig {
+            threshold: 0.5,
+            games: Some(4),
+            against: Opponent::Rollout(8),
+        });
+        let mut self_play = FakeSelfPlay { stored: HashMap::new() };
+        // (new, champion) wins out of 4: 3–1 accepted, 1–2 refused, 2–2 accepted (not worse).
+        let mut arena = ScriptedArena { wins: vec![3, 1, 1, 2, 2, 2], calls: Vec::new() };
+        let mut seen = Vec::new();
+        run(&config, &Dvonn::new(), &mut self_play, &mut arena, |m| seen.push(m.clone())).unwrap();
+        assert_eq!(seen.iter().map(|m| m.accepted).collect::<Vec<_>>(), [Some(true), Some(false), Some(true)]);
+        let names: Vec<Vec<&str>> = seen.iter().map(|m| m.evaluations.iter().map(|e| e.opponent.as_str()).collect()).collect();
+        assert_eq!(names, [["rollout:8 (gating)", "rollout:8 (gating, best)"]; 3]);
+        let calls = &arena.calls;
+        assert!(calls.iter().all(|(opponent, ..)| opponent == "rollout:8"));
+        for pair in calls.chunks(2) {
+            assert_eq!(pair[0].2, pair[1].2, "the new network and the champion meet the same openings");
+            assert_ne!(pair[0].1, pair[1].1, "two different networks");
+        }
+        // The champion is the first iteration's network until the third replaces it.
+        assert_eq!(calls[3].1, calls[0].1);
+        assert_eq!(calls[5].1, calls[0].1);
+        assert_eq!(weights(&RunDir::new(&dir).best_checkpoint()), weights(&RunDir::new(&dir).latest_checkpoint()));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
