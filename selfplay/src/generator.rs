@@ -245,6 +245,11 @@ impl SelfPlayConfig {
     }
 }
 
+/// The lines of a records file that a newline ends (with it): a cut last line is left out.
+fn complete_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n"))
+}
+
 /// The network's results in a run's league games against one opponent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeagueTally {
@@ -265,15 +270,16 @@ pub fn league_tally(directory: &Path, config: &SelfPlayConfig) -> Result<Vec<Lea
         .collect();
     let path = directory.join(RECORDS_FILE);
     let text = fs::read(&path).map_err(io_error(&path))?;
-    for (number, line) in text.split_inclusive(|&b| b == b'\n').filter(|l| l.ends_with(b"\n")).enumerate() {
+    for (number, line) in complete_lines(&text).enumerate() {
         let record: GameRecord = serde_json::from_slice(line).map_err(|e| SelfPlayError::Io {
             path: path.clone(),
             source: io::Error::new(io::ErrorKind::InvalidData, format!("line {}: {e}", number + 1)),
         })?;
         let Some(pairing) = config.pairing(record.game_id) else { continue };
-        let network = pairing.side.other();
+        // `outcome` is player 1's; the network plays the other colour than the opponent.
         let entry = &mut tally[pairing.opponent];
-        match (record.outcome as f32 * if network == Player::One { 1.0 } else { -1.0 }) as i8 {
+        let network_outcome = if pairing.side == Player::One { -record.outcome } else { record.outcome };
+        match network_outcome {
             1 => entry.wins += 1,
             0 => entry.draws += 1,
             _ => entry.losses += 1,
@@ -702,8 +708,7 @@ impl<G: Game> SelfPlay<G> {
         };
         let mut kept = Vec::new();
         let mut seen = BTreeSet::new();
-        // Only lines ended by a newline are complete; a cut last line is dropped.
-        for line in text.split_inclusive(|&b| b == b'\n').filter(|l| l.ends_with(b"\n")) {
+        for line in complete_lines(&text) {
             let Ok(record) = serde_json::from_slice::<GameRecord>(line) else {
                 continue;
             };
