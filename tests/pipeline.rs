@@ -145,6 +145,25 @@ fn selfplay_writes_shards_and_records() {
     assert!(out.join("shard-000000.npz").is_file());
     let records = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     assert_eq!(records.lines().count(), 2);
+    // Every game against the league opponent: one colour is named after it.
+    let league = dir.join("league");
+    let output = gipfzero(&[
+        "selfplay", "zertz", "--games", "3", "--out", league.to_str().unwrap(), "--evaluator", "uniform",
+        "--simulations", "8", "--quiet", "--league", "rollout:4", "--league-share", "1",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let records = std::fs::read_to_string(league.join("games.jsonl")).unwrap();
+    for line in records.lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let players: Vec<&str> = record["players"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        assert!(players.contains(&"rollout:4") && players.contains(&"uniform"), "{players:?}");
+    }
+    assert_eq!(records.lines().count(), 3);
+    let output = gipfzero(&[
+        "selfplay", "zertz", "--games", "1", "--out", dir.join("bad").to_str().unwrap(), "--quiet", "--league", "rollout:x",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("league opponent rollout:x"), "{}", text(&output.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
