@@ -18,7 +18,6 @@ use gipfzero_train::replay::Samples;
 use gipfzero_train::run::RunDir;
 
 use gipfzero_selfplay::generator::{league_tally, CapRule, LeagueConfig, SelfPlay, SelfPlayConfig};
-use gipfzero_train::run::LeagueMetrics;
 use gipfzero_selfplay::shard::{read_shard, ShardData};
 
 /// The directory of generation `generation`'s shards and records inside a run.
@@ -113,11 +112,7 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
         drop(server);
         let samples = load_generation(&directory, &self.start)?;
         let actions = samples.outcome.len() as u64;
-        let league = league_tally(&directory, &config)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|t| LeagueMetrics { opponent: t.opponent, wins: t.wins, draws: t.draws, losses: t.losses })
-            .collect();
+        let league = league_tally(&directory, &config).map_err(|e| e.to_string())?;
         Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions, league })
     }
 
@@ -169,12 +164,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let threads = rayon::current_num_threads();
         let server = serve(network, &self.config.device, threads)?;
         let opponent_server = opponent_network.map(|n| serve(n, &self.config.device, threads)).transpose()?;
-        let baseline = match opponent {
-            Opponent::Random => Some("random".to_string()),
-            Opponent::Greedy => Some("greedy".to_string()),
-            Opponent::Rollout(simulations) => Some(format!("rollout:{simulations}")),
-            Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_) => None,
-        };
+        let baseline = opponent.is_baseline().then(|| opponent.to_string());
         if baseline.is_none() && opponent_server.is_none() {
             return Err(format!("no network given for opponent {opponent:?}"));
         }

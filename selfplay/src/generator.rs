@@ -250,8 +250,9 @@ fn complete_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     text.split_inclusive(|&b| b == b'\n').filter(|line| line.ends_with(b"\n"))
 }
 
-/// The network's results in a run's league games against one opponent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The network's results in a run's league games against one opponent (also the training
+/// metrics' record of them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeagueTally {
     pub opponent: String,
     pub wins: u32,

@@ -14,7 +14,8 @@ pub mod samples;
 pub mod shard;
 
 pub use generator::{
-    CapRule, GameRecord, league_tally, LeagueConfig, LeagueTally, OpponentFactory, Pairing, Progress, ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
+    league_tally, CapRule, GameRecord, LeagueConfig, LeagueTally, OpponentFactory, Pairing, Progress,
+    ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
     SelfPlayConfig, SelfPlayError, Termination, RECORDS_FILE,
 };
 pub use samples::{InconsistentSamples, Samples};

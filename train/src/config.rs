@@ -395,6 +395,14 @@ impl FromStr for Opponent {
     }
 }
 
+impl Opponent {
+    /// A fixed player (`random`, `greedy`, `rollout:N`), as opposed to a network; its
+    /// [`Display`](fmt::Display) text is the agent spec `gipfzero_mcts::parse_agent` reads.
+    pub fn is_baseline(&self) -> bool {
+        matches!(self, Opponent::Random | Opponent::Greedy | Opponent::Rollout(_))
+    }
+}
+
 impl fmt::Display for Opponent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -898,7 +906,7 @@ impl RunConfig {
             )?;
             for (i, opponent) in league.opponents.iter().enumerate() {
                 check(
-                    matches!(opponent, Opponent::Random | Opponent::Greedy | Opponent::Rollout(_)),
+                    opponent.is_baseline(),
                     &format!("self_play.league.opponents.{i}"),
                     "league opponents are random, greedy or rollout:N",
                 )?;
@@ -1092,10 +1100,7 @@ impl RunConfig {
                 "gating needs evaluations (every ≥ 1)",
             )?;
             check(
-                matches!(
-                    gating.against,
-                    Opponent::Best | Opponent::Random | Opponent::Greedy | Opponent::Rollout(_)
-                ),
+                gating.against == Opponent::Best || gating.against.is_baseline(),
                 "evaluation.gating.against",
                 "gating is against best or a baseline (random, greedy, rollout:N)",
             )?;
@@ -1523,13 +1528,9 @@ mod tests {
         let message = error_text(networks);
         assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: league opponents are random, greedy or rollout:N"), "{message}");
         let share = error_text("game: zertz\nself_play:\n  league:\n    share: 1.5\n    opponents: [random]\n");
-        assert!(message_at(&share, 4, "self_play.league.share"), "{share}");
+        assert!(share.starts_with("run.yaml:4:") && share.contains("self_play.league.share"), "{share}");
         let empty = error_text("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents: []\n");
         assert!(empty.contains("self_play.league.opponents: name at least one opponent"), "{empty}");
-    }
-
-    fn message_at(message: &str, line: u64, key: &str) -> bool {
-        message.starts_with(&format!("run.yaml:{line}:")) && message.contains(key)
     }
 
     #[test]

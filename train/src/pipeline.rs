@@ -39,8 +39,8 @@ use crate::config::{Opponent, RunConfig};
 use crate::evaluate::MatchReport;
 use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{
-    read_metrics, EvaluationMetrics, IterationMetrics, LeagueMetrics, ResumeState, RunDir,
-    RunError, SelfPlayMetrics, TrainingMetrics,
+    read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir, RunError,
+    SelfPlayMetrics, TrainingMetrics,
 };
 use crate::trainer::{Trainer, TrainerError};
 
@@ -52,7 +52,7 @@ pub struct Generation {
     /// Actions played over all games.
     pub actions: u64,
     /// The network's results in the league games, per opponent (empty without a league).
-    pub league: Vec<LeagueMetrics>,
+    pub league: Vec<gipfzero_selfplay::LeagueTally>,
 }
 
 /// Plays self-play generations (implemented by the self-play crate).
@@ -403,6 +403,17 @@ mod tests {
         }
     }
 
+    /// A match report of `wins` out of `games`, the rest lost (the Elo is not read).
+    fn report(wins: u32, games: u32) -> MatchReport {
+        MatchReport {
+            results: MatchResults { wins, draws: 0, losses: games - wins },
+            unfinished: 0,
+            elo: EloEstimate { elo: 0.0, lower: -1.0, upper: 1.0 },
+            sprt: None,
+            games: Vec::new(),
+        }
+    }
+
     struct FakeArena {
         played: Vec<String>,
     }
@@ -424,21 +435,7 @@ mod tests {
                 )
             );
             self.played.push(opponent.to_string());
-            Ok(MatchReport {
-                results: MatchResults {
-                    wins: games,
-                    draws: 0,
-                    losses: 0,
-                },
-                unfinished: 0,
-                elo: EloEstimate {
-                    elo: 100.0,
-                    lower: 50.0,
-                    upper: 150.0,
-                },
-                sprt: None,
-                games: Vec::new(),
-            })
+            Ok(report(games, games))
         }
     }
 
@@ -628,13 +625,7 @@ mod tests {
             assert!(opponent_network.is_none(), "a baseline needs no network");
             let wins = self.wins[self.calls.len()];
             self.calls.push((opponent.to_string(), fingerprint(network), seed));
-            Ok(MatchReport {
-                results: MatchResults { wins, draws: 0, losses: games - wins },
-                unfinished: 0,
-                elo: EloEstimate { elo: 0.0, lower: -1.0, upper: 1.0 },
-                sprt: None,
-                games: Vec::new(),
-            })
+            Ok(report(wins, games))
         }
     }
 

@@ -29,6 +29,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use gipfzero_selfplay::LeagueTally;
 use gipfzero_store::write_atomically;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -302,17 +303,9 @@ pub struct SelfPlayMetrics {
     /// The network's results in the generation's league games, per opponent (none without a
     /// league): a free reading of its strength against fixed players, every iteration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub league: Vec<LeagueMetrics>,
+    pub league: Vec<LeagueTally>,
 }
 
-/// The network's wins, draws and losses against one league opponent in one generation.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LeagueMetrics {
-    pub opponent: String,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-}
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrainingMetrics {
