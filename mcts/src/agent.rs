@@ -164,6 +164,11 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
         })
     }
 
+    /// The settings every search of this agent runs with.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
     /// The searches of the agent's last turn, one per action.
     pub fn last_results(&self) -> &[SearchResult] {
         &self.last_results
@@ -270,6 +275,7 @@ pub type RolloutAgent<G> = MctsAgent<G, RolloutEvaluator>;
 pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<RolloutAgent<G>, ConfigError> {
     let config = SearchConfig {
         reuse_tree: false,
+        skip_forced: false,
         ..SearchConfig::evaluation(
             simulations,
             RootPolicy::Ucb1 {

@@ -134,6 +134,14 @@ pub struct SearchConfig {
     /// Value counted against an edge while a leaf under it waits for its evaluation (the
     /// waiting visit counts as a loss of this size). Default 1.0.
     pub virtual_loss: f32,
+    /// Walk through positions with a single legal action (below the root) instead of
+    /// evaluating them: the descent plays the forced action and goes on, so the leaf evaluated
+    /// is the first position with a choice (or the game's end). Self-play records no sample
+    /// at a forced position (there is nothing to learn for the policy), so a network has
+    /// never been trained on them and its value there is a guess; walking through also spends
+    /// no simulation on a position without a decision. Default true; the `rollout:<sims>`
+    /// baseline keeps false, the plain UCT it was defined as.
+    pub skip_forced: bool,
 }
 
 impl Default for SearchConfig {
@@ -160,6 +168,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             leaves_per_tree: 1,
             virtual_loss: 1.0,
+            skip_forced: true,
         }
     }
 }

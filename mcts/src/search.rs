@@ -434,6 +434,13 @@ impl<G: Game> Search<G> {
                         self.completed += 1;
                     } else {
                         position.legal_actions(&mut self.legal);
+                        if self.config.skip_forced && self.legal.len() == 1 && node != Tree::ROOT {
+                            // A forced position: expanded without an evaluation (its value
+                            // is its only child's), and the descent goes on through it.
+                            self.started -= 1;
+                            self.tree.expand(node, &self.legal, &[1.0], 0.0);
+                            continue;
+                        }
                         self.batch.push(position, &self.legal);
                         self.pending.push(node);
                         self.tree.node_mut(node).kind = NodeKind::Pending;

@@ -106,7 +106,10 @@ fn gumbel_finds_the_winning_take_in_classic_nim() {
     for pile in won_piles(NimRules::CLASSIC, 11) {
         let position = Nim::new(pile, NimRules::CLASSIC);
         for seed in 0..3 {
-            let result = search_once(position.clone(), gumbel(400, true), seed, &UniformEvaluator);
+            // 800: with values all 0, only the game ends inform the search, and pile 11 needs
+            // the whole depth (400 sufficed when forced positions were evaluated, 0 at pile 1,
+            // and not walked through; the tree is shaped differently, not better or worse).
+            let result = search_once(position.clone(), gumbel(800, true), seed, &UniformEvaluator);
             assert!(
                 best_actions(&position).contains(&result.action),
                 "pile {pile} seed {seed}: chose {:?}",
@@ -679,4 +682,56 @@ fn first_play_urgency_holds_back_unvisited_actions() {
     };
     let visits = search_once(position, lenient, 0, &prior).visits;
     assert!(visits[1] > 0 && visits[2] > 0, "{visits:?}");
+}
+
+/// The evaluator's positions by their number of legal actions: how many had exactly one.
+struct CountingForced<E> {
+    inner: E,
+    forced: std::sync::atomic::AtomicUsize,
+}
+
+impl<E: Evaluator<Nim>> Evaluator<Nim> for CountingForced<E> {
+    fn evaluate(&self, batch: &Batch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+        let forced = (0..batch.len()).filter(|&i| batch.legal(i).len() == 1).count();
+        self.forced.fetch_add(forced, std::sync::atomic::Ordering::Relaxed);
+        self.inner.evaluate(batch, values, policy)
+    }
+}
+
+#[test]
+fn forced_positions_below_the_root_are_walked_through_not_evaluated() {
+    // In Nim a pile of one stone (or, under DOUBLE, one take left to make) leaves one legal
+    // action. With `skip_forced` no such position reaches the evaluator; without it some do
+    // (so the count can tell), and either way the search finds the winning take and runs its
+    // whole budget.
+    let mut evaluated_without = 0;
+    for rules in [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS] {
+        for pile in 2..=14u8 {
+            let position = Nim::new(pile, rules);
+            for (skip_forced, root_policy) in [(true, RootPolicy::Puct), (true, RootPolicy::Gumbel(GumbelConfig::default())), (false, RootPolicy::Puct)] {
+                let evaluator = CountingForced { inner: SolverEvaluator, forced: Default::default() };
+                let config = SearchConfig { skip_forced, ..SearchConfig::evaluation(60, root_policy) };
+                let result = search_once(position.clone(), config, 0, &evaluator);
+                let forced = evaluator.forced.into_inner();
+                if skip_forced {
+                    assert_eq!(forced, 0, "{rules:?} pile {pile}: forced positions were evaluated");
+                } else {
+                    evaluated_without += forced;
+                }
+                assert_eq!(result.simulations, 60, "{rules:?} pile {pile}");
+                if solve(&position) == 1.0 {
+                    assert!(best_actions(&position).contains(&result.action), "{rules:?} pile {pile} skip {skip_forced}");
+                }
+            }
+        }
+    }
+    assert!(evaluated_without > 0, "no forced position was ever reached: the test shows nothing");
+}
+
+#[test]
+fn the_rollout_baseline_still_evaluates_forced_positions() {
+    // `rollout:<sims>` is defined as plain UCT; skipping forced positions would make it a
+    // stronger opponent than the one every earlier result was measured against.
+    let agent = gipfzero_mcts::rollout_agent::<Nim>(100, 0).unwrap();
+    assert!(!agent.config().skip_forced);
 }

@@ -52,8 +52,10 @@ pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
 ///   did not exist in the first of them (the value learnt the game's result alone), a Gumbel
 ///   root ignored the temperature schedule in some of them and scaled its noise by it in
 ///   later ones, and odd numbers of match games were rounded up.
-/// - 2: the current meaning of every key.
-pub const CONFIG_VERSION: u32 = 2;
+/// - 2: `skip_forced` did not exist (the searches evaluated positions with a single legal
+///   action like any other).
+/// - 3: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 3;
 
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,6 +169,9 @@ pub struct SearchSettings {
     pub reuse_tree: bool,
     pub leaves_per_tree: u32,
     pub virtual_loss: f32,
+    /// Walk through positions with a single legal action instead of evaluating them
+    /// (`SearchConfig::skip_forced`). Default true; false in configs of format 2 and older.
+    pub skip_forced: bool,
     /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the network's value v blended
     /// with the outcome z of one random playout from the leaf (AlphaGo's λ; see
     /// `gipfzero_mcts::MixedEvaluator`). 0, the default, is the network alone.
@@ -557,6 +562,7 @@ impl SearchSettings {
             reuse_tree: base.reuse_tree,
             leaves_per_tree: base.leaves_per_tree,
             virtual_loss: base.virtual_loss,
+            skip_forced: base.skip_forced,
             rollout_mix: 0.0,
         }
     }
@@ -602,6 +608,7 @@ impl SearchSettings {
             reuse_tree: self.reuse_tree,
             leaves_per_tree: self.leaves_per_tree,
             virtual_loss: self.virtual_loss,
+            skip_forced: self.skip_forced,
         }
     }
 
@@ -617,6 +624,7 @@ impl SearchSettings {
             reuse_tree: search.reuse_tree,
             leaves_per_tree: search.leaves_per_tree,
             virtual_loss: search.virtual_loss,
+            skip_forced: search.skip_forced,
             ..SearchConfig::evaluation(search.simulations, search.root_policy)
         }
     }
@@ -1217,6 +1225,9 @@ impl RunConfig {
     /// - a Gumbel self-play root (with noise) under a schedule with a temperature other than
     ///   1: some builds of format 1 ignored the schedule, later ones honoured it, and the text
     ///   cannot say which; this is an error that asks for the choice to be written.
+    ///
+    /// Format 2: no `skip_forced` in a search block: its builds had none and evaluated forced
+    /// positions, so it is false.
     fn upgrade(&mut self, locator: &Locator) -> Result<(), Invalid> {
         if self.config_version == 1 {
             if !locator.contains("training.root_value_weight") {
@@ -1239,6 +1250,17 @@ impl RunConfig {
                  [{from_move: 0, temperature: 1.0}] for noise at every move",
             )?;
             self.config_version = 2;
+        }
+        if self.config_version == 2 {
+            for (key, search) in [
+                ("self_play.search.skip_forced", &mut self.self_play.search),
+                ("evaluation.search.skip_forced", &mut self.evaluation.search),
+            ] {
+                if !locator.contains(key) {
+                    search.skip_forced = false;
+                }
+            }
+            self.config_version = 3;
         }
         Ok(())
     }
@@ -1553,7 +1575,7 @@ mod tests {
 
     #[test]
     fn a_config_of_a_newer_format_is_refused() {
-        let message = error_text("config_version: 3\ngame: dvonn\n");
+        let message = error_text("config_version: 4\ngame: dvonn\n");
         assert!(message.starts_with("run.yaml:1:"), "{message}");
         assert!(message.contains("newer gipfzero"), "{message}");
         assert!(error_text("config_version: 0\n").contains("config_version"));
@@ -1577,6 +1599,27 @@ mod tests {
         let odd = "evaluation:\n  games: 5\n  gating: { threshold: 0.55, games: 7 }\n";
         let saved = RunConfig::from_run_yaml(odd, "config.yaml").unwrap();
         assert_eq!((saved.evaluation.games, saved.evaluation.gating.unwrap().games), (6, Some(8)));
+    }
+
+    #[test]
+    fn format_2_searches_evaluate_forced_positions() {
+        // The current format walks through them unless told otherwise.
+        let current = parse("game: zertz\n").unwrap();
+        assert!(current.self_play.search.skip_forced && current.evaluation.search.skip_forced);
+        assert!(current.self_play.search.to_search_config().skip_forced);
+        assert!(current.evaluation.search.to_evaluation_search_config().skip_forced);
+        // Format 2 had no such key: its searches evaluated every position.
+        let old = parse("config_version: 2\ngame: zertz\n").unwrap();
+        assert!(!old.self_play.search.skip_forced && !old.evaluation.search.skip_forced);
+        assert!(!old.evaluation.search.to_evaluation_search_config().skip_forced);
+        assert_eq!(old.config_version, CONFIG_VERSION);
+        // A format-1 run's saved config went through format 2.
+        let saved = RunConfig::from_run_yaml("game: zertz\n", "config.yaml").unwrap();
+        assert!(!saved.self_play.search.skip_forced);
+        // Written out, the key is kept whatever the format.
+        let written = "config_version: 2\nself_play:\n  search:\n    skip_forced: true\n";
+        let kept = parse(written).unwrap();
+        assert!(kept.self_play.search.skip_forced && !kept.evaluation.search.skip_forced);
     }
 
     #[test]
