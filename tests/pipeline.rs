@@ -206,6 +206,25 @@ fn evaluate_reports_results_and_elo() {
 }
 
 #[test]
+fn evaluate_simulations_leave_the_baselines_as_named() {
+    // `--simulations` is the checkpoints' budget: `rollout:60` plays the same games with it as
+    // without it, and not those of the rollout player it would otherwise become.
+    let dir = scratch("evaluate-baseline-simulations");
+    let games = |agent: &str, extra: &[&str], name: &str| -> String {
+        let records = dir.join(name);
+        let mut args = vec!["evaluate", "zertz", agent, "random", "--games", "2", "--quiet", "--records", records.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let output = gipfzero(&args);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        std::fs::read_to_string(&records).unwrap()
+    };
+    let named = games("rollout:60", &[], "named.jsonl");
+    assert_eq!(games("rollout:60", &["--simulations", "2"], "with-simulations.jsonl"), named);
+    assert_ne!(games("rollout:2", &[], "two.jsonl"), named, "rollout:2 and rollout:60 played the same games");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn benchmarks_print_throughput() {
     let output = gipfzero(&["bench", "rules", "dvonn", "--seconds", "0.2"]);
     assert!(output.status.success(), "{}", text(&output.stderr));

@@ -93,7 +93,7 @@ pub struct AgentFactory {
 
 impl AgentFactory {
     /// Loads `choice` (a checkpoint is checked against `position`'s variant); a checkpoint's
-    /// agents search as `search` says, baselines take its simulations.
+    /// agents search as `search` says, baselines as their spec says.
     pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, String> {
         MixedEvaluator::<NetworkEvaluator>::check_weight(search.rollout_mix).map_err(|e| e.0)?;
         let server = match &choice {
@@ -114,7 +114,9 @@ impl AgentFactory {
                 let config = AgentChoice::search_config(search.simulations, search.gumbel);
                 Ok(Box::new(MctsAgent::new(self.choice.name(), evaluator, config, seed).map_err(|e| e.to_string())?))
             }
-            (choice, _) => choice.agent(position, search.simulations, seed),
+            // A baseline plays as its spec says: `--simulations` is the checkpoints' budget,
+            // and `rollout:1000` must stay rollout:1000 beside a checkpoint searching 200.
+            (choice, _) => choice.agent(position, None, seed),
         }
     }
 }

@@ -125,7 +125,7 @@ fn round_robin(
     directory: &std::path::Path,
 ) -> anyhow::Result<()> {
     let players = checkpoints_in(directory)?;
-    setting.start()?.visit(CheckAgents { args, specs: &players })?;
+    setting.start()?.visit(CheckAgents { specs: &players })?;
     let mut pairings = Vec::new();
     for first in 0..players.len() {
         for second in first + 1..players.len() {
@@ -177,7 +177,6 @@ fn parse_sprt(text: &str) -> anyhow::Result<Sprt> {
 /// Loads every agent of a round robin once, so a bad checkpoint fails before the first
 /// pairing rather than hours into the tournament.
 struct CheckAgents<'a> {
-    args: &'a EvaluateArgs,
     specs: &'a [String],
 }
 
@@ -188,7 +187,7 @@ impl GameVisitor for CheckAgents<'_> {
             let choice = AgentChoice::parse(spec).with_context(|| format!("agent {spec:?}"))?;
             // Builds the agent once: a checkpoint is loaded and checked against the game.
             choice
-                .agent(&start, self.args.simulations, 0)
+                .agent(&start, None, 0)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("agent {spec:?}"))?;
         }
