@@ -256,8 +256,17 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert_eq!(output.status.code(), Some(1));
     let error = text(&output.stderr);
     assert!(error.contains("expected zertz") && error.contains(&format!("agent {agent:?}")), "{error}");
-    // Round robin over the run's checkpoints (iter-000000, iter-000001, latest): an Elo table.
+    // A search the checkpoints cannot run is an error before the first game, in both modes.
     let checkpoints = run.join("checkpoints");
+    for agents in [vec![agent.as_str(), "random"], vec!["--round-robin", checkpoints.to_str().unwrap()]] {
+        let mut args = vec!["evaluate", "dvonn"];
+        args.extend(agents);
+        args.extend(["--games", "2", "--simulations", "0", "--quiet"]);
+        let output = gipfzero(&args);
+        assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+        assert!(text(&output.stderr).contains("simulations: must be at least 1"), "{}", text(&output.stderr));
+    }
+    // Round robin over the run's checkpoints (iter-000000, iter-000001, latest): an Elo table.
     let output = gipfzero(&[
         "evaluate", "dvonn", "--round-robin", checkpoints.to_str().unwrap(), "--games", "2", "--simulations", "4", "--quiet",
     ]);

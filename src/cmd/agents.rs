@@ -97,7 +97,11 @@ impl AgentFactory {
     pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, String> {
         MixedEvaluator::<NetworkEvaluator>::check_weight(search.rollout_mix).map_err(|e| e.0)?;
         let server = match &choice {
-            AgentChoice::Checkpoint(path) => Some(AgentChoice::serve(path, position)?),
+            AgentChoice::Checkpoint(path) => {
+                // Refused here, before any game, rather than when the first agent is built.
+                AgentChoice::search_config(search.simulations, search.gumbel).validate().map_err(|e| e.to_string())?;
+                Some(AgentChoice::serve(path, position)?)
+            }
             AgentChoice::Baseline(_) => None,
         };
         Ok(AgentFactory { choice, server, search })
