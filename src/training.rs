@@ -113,7 +113,13 @@ impl<G: Game> PipelineSelfPlay<G> for ShardSelfPlay<G> {
         let samples = load_generation(&directory, &self.start)?;
         let actions = samples.outcome.len() as u64;
         let league = league_tally(&directory, &config).map_err(|e| e.to_string())?;
-        Ok(Generation { samples, games: (summary.games_resumed + summary.games_played) as u32, actions, league })
+        Ok(Generation {
+            samples,
+            games: (summary.games_resumed + summary.games_played) as u32,
+            actions,
+            positions_played: summary.positions,
+            league,
+        })
     }
 
     fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String> {

@@ -123,8 +123,12 @@ fn report(metrics: &IterationMetrics) {
         .map(|e| format!("{} {:.0}%", e.opponent, 100.0 * e.score))
         .chain(league.map(|text| format!("league {text}")))
         .collect();
+    let resumed = match metrics.self_play.positions_resumed {
+        0 => String::new(),
+        n => format!(" ({n} positions resumed)"),
+    };
     eprintln!(
-        "iteration {:>4}  step {:>6}  {:.0} positions/s  {}{}",
+        "iteration {:>4}  step {:>6}  {:.0} positions/s{resumed}  {}{}",
         metrics.iteration,
         metrics.step,
         metrics.self_play.positions_per_second,

@@ -51,6 +51,9 @@ pub struct Generation {
     pub games: u32,
     /// Actions played over all games.
     pub actions: u64,
+    /// Positions this call played: fewer than `samples` holds when the generation resumes
+    /// games stored before a restart (the self-play speed counts only these).
+    pub positions_played: u64,
     /// The network's results in the league games, per opponent (empty without a league).
     pub league: Vec<gipfzero_selfplay::LeagueTally>,
 }
@@ -174,6 +177,7 @@ pub fn run<G: Game>(
             })?;
         let seconds = generation_began.elapsed().as_secs_f64();
         let positions = generation.samples.len() as u64;
+        let positions_resumed = positions.saturating_sub(generation.positions_played);
         let league = generation.league;
         window
             .add_generation(iteration as u64, generation.samples)
@@ -185,7 +189,8 @@ pub fn run<G: Game>(
             games: generation.games,
             positions,
             seconds,
-            positions_per_second: positions as f64 / seconds.max(1e-9),
+            positions_per_second: generation.positions_played as f64 / seconds.max(1e-9),
+            positions_resumed,
             mean_game_length: generation.actions as f64 / generation.games.max(1) as f64,
             window_positions: window.stored_positions() as u64,
             league,
@@ -388,6 +393,7 @@ mod tests {
             }
             self.stored.insert(generation, batch.clone());
             Ok(Generation {
+                positions_played: batch.len() as u64,
                 samples: batch,
                 games: 1,
                 actions: 40,
@@ -627,6 +633,43 @@ mod tests {
             self.calls.push((opponent.to_string(), fingerprint(network), seed));
             Ok(report(wins, games))
         }
+    }
+
+    /// A generation that found most of its games stored (a restart in its self-play) reports
+    /// the speed of what it played, and the rest as resumed.
+    #[test]
+    fn resumed_self_play_positions_are_not_counted_in_the_speed() {
+        struct Resuming(FakeSelfPlay);
+        impl SelfPlay<Dvonn> for Resuming {
+            fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, String> {
+                let mut played = self.0.generate(run, network, generation, seed)?;
+                if generation == 0 {
+                    played.positions_played = 10;
+                }
+                Ok(played)
+            }
+            fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String> {
+                self.0.load(run, generation)
+            }
+        }
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let dir = std::env::temp_dir().join(format!("gipfzero-pipeline-resumed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = config(&dir, 2);
+        config.evaluation.opponents.clear();
+        config.evaluation.gating = None;
+        let mut self_play = Resuming(FakeSelfPlay { stored: HashMap::new() });
+        let mut seen = Vec::new();
+        run(&config, &Dvonn::new(), &mut self_play, &mut FakeArena { played: Vec::new() }, |m| seen.push(m.clone())).unwrap();
+        let speed = |m: &IterationMetrics| m.self_play.positions_per_second * m.self_play.seconds;
+        assert_eq!((seen[0].self_play.positions, seen[0].self_play.positions_resumed), (40, 30));
+        assert!((speed(&seen[0]) - 10.0).abs() < 1e-6, "{:?}", seen[0].self_play);
+        assert_eq!((seen[1].self_play.positions, seen[1].self_play.positions_resumed), (40, 0));
+        assert!((speed(&seen[1]) - 40.0).abs() < 1e-6, "{:?}", seen[1].self_play);
+        let read = read_metrics(&RunDir::new(&dir).metrics_path()).unwrap();
+        assert_eq!(read.iter().map(|m| m.self_play.positions_resumed).collect::<Vec<_>>(), [30, 0]);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -290,12 +290,21 @@ pub struct IterationMetrics {
     pub accepted: Option<bool>,
 }
 
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfPlayMetrics {
     pub games: u32,
     pub positions: u64,
     pub seconds: f64,
+    /// Positions played per second of self-play (resumed positions not counted).
     pub positions_per_second: f64,
+    /// Positions of games a restarted run found stored for this generation and did not play
+    /// again (0 but in the first iteration after a resume).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub positions_resumed: u64,
     /// Mean game length in actions.
     pub mean_game_length: f64,
     /// Positions in the replay window after adding this generation.
