@@ -127,8 +127,9 @@ fn report(metrics: &IterationMetrics) {
         0 => String::new(),
         n => format!(" ({n} positions resumed)"),
     };
+    let cpu = metrics.cpu_s.map_or_else(String::new, |seconds| format!("  cpu {:.1} min", seconds / 60.0));
     eprintln!(
-        "iteration {:>4}  step {:>6}  {:.0} positions/s{resumed}  {}{}",
+        "iteration {:>4}  step {:>6}{cpu}  {:.0} positions/s{resumed}  {}{}",
         metrics.iteration,
         metrics.step,
         metrics.self_play.positions_per_second,

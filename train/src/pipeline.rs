@@ -39,8 +39,8 @@ use crate::config::{Opponent, RunConfig};
 use crate::evaluate::MatchReport;
 use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{
-    read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir, RunError,
-    SelfPlayMetrics, TrainingMetrics,
+    process_cpu_seconds, read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir,
+    RunError, SelfPlayMetrics, TrainingMetrics,
 };
 use crate::trainer::{Trainer, TrainerError};
 
@@ -160,6 +160,13 @@ pub fn run<G: Game>(
             let window = ReplayWindow::new(&config.replay, config.seed ^ 0x5A5A);
             (trainer, window, SplitMix64::new(config.seed), best, 0)
         }
+    };
+
+    // CPU time of the processes before this one: the last committed iteration's (unknown if
+    // an older build wrote it, and then unknown for the rest of the run).
+    let cpu_before = match metrics.last() {
+        None => Some(0.0),
+        Some(last) => last.cpu_s,
     };
 
     for iteration in first_iteration..config.iterations {
@@ -296,6 +303,7 @@ pub fn run<G: Game>(
             iteration,
             step: trainer.step_count(),
             elapsed_s: began.elapsed().as_secs_f64(),
+            cpu_s: cpu_before.zip(process_cpu_seconds()).map(|(before, now)| before + now),
             self_play: self_play_metrics,
             training,
             evaluations,
@@ -541,6 +549,15 @@ mod tests {
         let mut arena = FakeArena { played: Vec::new() };
         run(&config_resumed, &start, &mut self_play, &mut arena, |_| {}).unwrap();
         assert_eq!(arena.played.len(), 4, "only the third iteration was played");
+        // CPU time adds up over the restart: the resumed process's own time (here the same
+        // process, so at least all of the first's) on top of the second iteration's figure.
+        let cpu: Vec<f64> = read_metrics(&RunDir::new(&resumed).metrics_path())
+            .unwrap()
+            .iter()
+            .map(|m| m.cpu_s.expect("unix tells the process CPU time"))
+            .collect();
+        assert!(cpu[0] > 0.0 && cpu[0] <= cpu[1], "{cpu:?}");
+        assert!(cpu[2] >= 2.0 * cpu[1], "the first process's time is carried over: {cpu:?}");
         assert_eq!(
             weights(&RunDir::new(&resumed).latest_checkpoint()),
             weights(&run_dir.latest_checkpoint())

@@ -282,12 +282,42 @@ pub struct IterationMetrics {
     pub step: u64,
     /// Seconds since the run (this process) started.
     pub elapsed_s: f64,
+    /// CPU seconds (user + system, all threads) the run's processes had used by the end of
+    /// the iteration, summed over restarts: a resumed run adds its process's time to the
+    /// last committed iteration's (work redone after a crash counts, since it was spent).
+    /// The measure of training cost on shared machines, where wall time is not. `None` where
+    /// the platform does not tell (and in metrics of builds before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
     pub self_play: SelfPlayMetrics,
     /// Means over the iteration's SGD steps; `None` when it did not train (window not ready).
     pub training: Option<TrainingMetrics>,
     pub evaluations: Vec<EvaluationMetrics>,
     /// Whether the new network became the champion (gating runs only).
     pub accepted: Option<bool>,
+}
+
+/// CPU time (user + system, all threads) of this process so far, in seconds; `None` where
+/// the platform does not tell.
+pub fn process_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes a `rusage` into the pointer it is given, which points to
+        // one; the zeroed value is a valid `rusage` (plain integers) should it not.
+        let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+        if status != 0 {
+            return None;
+        }
+        // SAFETY: initialised (zeroed, then filled by getrusage).
+        let usage = unsafe { usage.assume_init() };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 fn is_zero(count: &u64) -> bool {
@@ -583,6 +613,7 @@ mod tests {
             iteration,
             step: iteration as u64 * 10,
             elapsed_s: iteration as f64,
+            cpu_s: Some(iteration as f64 * 1.5),
             self_play: SelfPlayMetrics {
                 games: 4,
                 positions: 100,
