@@ -162,6 +162,12 @@ pub fn run<G: Game>(
         }
     };
 
+    // Plots are redrawn from the metrics at every start: a run resumed (or finished) under a
+    // newer build gets that build's charts even if no iteration remains to be played.
+    if !metrics.is_empty() {
+        run.plot(&metrics)?;
+    }
+
     // CPU time of the processes before this one: the last committed iteration's (unknown if
     // an older build wrote it, and then unknown for the rest of the run).
     let cpu_before = match metrics.last() {
@@ -558,6 +564,12 @@ mod tests {
             .collect();
         assert!(cpu[0] > 0.0 && cpu[0] <= cpu[1], "{cpu:?}");
         assert!(cpu[2] >= 2.0 * cpu[1], "the first process's time is carried over: {cpu:?}");
+        // Started again when finished: nothing is played, the plots are drawn anew.
+        let elo_plot = RunDir::new(&resumed).plots().join("elo.svg");
+        std::fs::remove_file(&elo_plot).unwrap();
+        let mut arena = FakeArena { played: Vec::new() };
+        run(&config_resumed, &start, &mut self_play, &mut arena, |_| panic!("no iteration is left")).unwrap();
+        assert!(arena.played.is_empty() && elo_plot.exists());
         assert_eq!(
             weights(&RunDir::new(&resumed).latest_checkpoint()),
             weights(&run_dir.latest_checkpoint())

@@ -414,6 +414,20 @@ impl EvaluationMetrics {
             elo_upper: finite(report.elo.upper),
         }
     }
+
+    /// The Elo to draw for this match: its estimate, or for a match all won or all lost (an
+    /// infinite estimate) the Elo of a score half a game short of it, so that the best
+    /// results stay on the chart instead of vanishing from it. `None` for a match of no games.
+    pub fn plotted_elo(&self) -> Option<f64> {
+        let games = (self.wins + self.draws + self.losses) as f64;
+        if games == 0.0 {
+            return None;
+        }
+        self.elo.or_else(|| {
+            let score = if self.score >= 0.5 { (games - 0.5) / games } else { 0.5 / games };
+            Some(crate::stats::elo_from_score(score))
+        })
+    }
 }
 
 /// Reads `metrics.jsonl`: one record per iteration, the latest line winning for an iteration
@@ -454,12 +468,14 @@ const SERIES_COLOURS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-/// One chart: named series of (x, y) points.
+/// One chart: named series of (x, y) points; `y_range` fixes the vertical axis (otherwise
+/// it spans the points).
 fn line_chart(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     title: &str,
     x_label: &str,
     series: &[(String, Vec<(f64, f64)>)],
+    y_range: Option<(f64, f64)>,
 ) -> Result<(), String> {
     let points = series.iter().flat_map(|(_, p)| p.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
@@ -475,13 +491,16 @@ fn line_chart(
     if x1 - x0 < 1e-9 {
         x1 = x0 + 1.0;
     }
-    let pad = ((y1 - y0) * 0.05).max(1e-3);
+    // A flat series gets a margin of a tenth of its size (at least 0.01), not a sliver that
+    // labels the axis in its fourth decimal.
+    let pad = if y1 - y0 > 1e-9 { (y1 - y0) * 0.05 } else { (0.1 * y0.abs()).max(0.01) };
+    let (y0, y1) = y_range.unwrap_or((y0 - pad, y1 + pad));
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(55)
-        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
@@ -545,12 +564,13 @@ pub fn plot_learning(metrics: &[IterationMetrics], path: &Path) -> Result<(), Ru
         let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (top, bottom) = root.split_vertically(380);
-        line_chart(&top, "Training losses", "iteration", &losses)?;
+        line_chart(&top, "Training losses", "iteration", &losses, None)?;
         line_chart(
             &bottom,
             "Policy entropy and value accuracy",
             "iteration",
             &other,
+            None,
         )?;
         root.present().map_err(|e| e.to_string())
     };
@@ -560,28 +580,41 @@ pub fn plot_learning(metrics: &[IterationMetrics], path: &Path) -> Result<(), Ru
     })
 }
 
-/// Elo against each evaluation opponent by iteration (finite estimates only).
-pub fn plot_elo(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
+/// Per evaluation opponent, in the order first met, the points `(iteration, value)`.
+fn evaluation_series(
+    metrics: &[IterationMetrics],
+    value: impl Fn(&EvaluationMetrics) -> Option<f64>,
+) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for m in metrics {
         for e in &m.evaluations {
-            let Some(elo) = e.elo else { continue };
-            let point = (m.iteration as f64, elo);
+            let Some(y) = value(e) else { continue };
+            let point = (m.iteration as f64, y);
             match series.iter_mut().find(|(name, _)| *name == e.opponent) {
                 Some((_, points)) => points.push(point),
                 None => series.push((e.opponent.clone(), vec![point])),
             }
         }
     }
+    series
+}
+
+/// Elo (above) and score (below) against each evaluation opponent by iteration.
+pub fn plot_elo(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
+    let elo = evaluation_series(metrics, EvaluationMetrics::plotted_elo);
+    let score = evaluation_series(metrics, |e| Some(100.0 * e.score));
     let draw = || -> Result<(), String> {
-        let root = SVGBackend::new(path, (900, 400)).into_drawing_area();
+        let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (top, bottom) = root.split_vertically(380);
         line_chart(
-            &root,
-            "Elo against evaluation opponents",
+            &top,
+            "Elo against evaluation opponents (all won or lost: drawn half a game short)",
             "iteration",
-            &series,
+            &elo,
+            None,
         )?;
+        line_chart(&bottom, "Score against evaluation opponents (%)", "iteration", &score, Some((0.0, 100.0)))?;
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(|message| RunError::Plot {
@@ -770,8 +803,44 @@ mod tests {
         assert!(learning.contains("<polyline"), "no curves drawn");
         let elo = fs::read_to_string(run.plots().join("elo.svg")).unwrap();
         assert!(elo.contains("rollout:200"));
+        assert!(elo.contains("Score against evaluation opponents"));
         // No data yet is still a (blank) chart, not an error.
         run.plot(&[]).unwrap();
         fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A perfect score has no finite Elo; the chart draws it half a game short of perfect
+    /// rather than leaving it out (the runs that win every game were missing from it).
+    #[test]
+    fn perfect_scores_stay_on_the_elo_chart() {
+        let result = |wins, draws, losses, elo: Option<f64>| {
+            let games = (wins + draws + losses) as f64;
+            EvaluationMetrics {
+                opponent: "rollout:200".into(),
+                wins,
+                draws,
+                losses,
+                score: (wins as f64 + 0.5 * draws as f64) / games.max(1.0),
+                elo,
+                ..Default::default()
+            }
+        };
+        let all_won = result(20, 0, 0, None).plotted_elo().unwrap();
+        assert!((all_won - crate::stats::elo_from_score(19.5 / 20.0)).abs() < 1e-9, "{all_won}");
+        let all_lost = result(0, 0, 20, None).plotted_elo().unwrap();
+        assert!((all_lost + all_won).abs() < 1e-9, "{all_lost}");
+        assert_eq!(result(19, 0, 1, Some(511.5)).plotted_elo(), Some(511.5));
+        assert_eq!(result(0, 0, 0, None).plotted_elo(), None);
+        let records: Vec<IterationMetrics> = [(19, 1, Some(511.5)), (20, 0, None)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, (wins, losses, elo))| IterationMetrics {
+                evaluations: vec![result(wins, 0, losses, elo)],
+                ..metrics(i as u32)
+            })
+            .collect();
+        let series = evaluation_series(&records, EvaluationMetrics::plotted_elo);
+        assert_eq!(series.len(), 1);
+        assert_eq!(series[0].1, [(0.0, 511.5), (1.0, all_won)]);
     }
 }
