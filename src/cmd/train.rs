@@ -75,9 +75,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let setting = GameSetting { game, variant, setup: None, seed: None };
     let start = setting.start()?;
     eprintln!(
-        "training {} {} in {} ({} iterations, device {})",
+        "training {}{} in {} ({} iterations, device {})",
         config.game,
-        config.variant_name(),
+        setting.variant.as_ref().map_or_else(String::new, |variant| format!(" {variant}")),
         config.run_dir.display(),
         config.iterations,
         config.device
