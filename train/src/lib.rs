@@ -27,3 +27,13 @@ pub mod trainer;
 /// build networks, so that parallel tests do not draw from each other's stream.
 #[cfg(test)]
 pub(crate) static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A directory for one test, `gipfzero-<name>-<process id>` in the system's temp dir, with
+/// whatever an earlier run of the test left there removed (not created: the code under test
+/// makes it).
+#[cfg(test)]
+pub(crate) fn fresh_test_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gipfzero-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}

@@ -162,18 +162,18 @@ pub fn run<G: Game>(
         }
     };
 
-    // Plots are redrawn from the metrics at every start: a run resumed (or finished) under a
-    // newer build gets that build's charts even if no iteration remains to be played.
-    if !metrics.is_empty() {
-        run.plot(&metrics)?;
-    }
-
     // CPU time of the processes before this one: the last committed iteration's (unknown if
     // an older build wrote it, and then unknown for the rest of the run).
     let cpu_before = match metrics.last() {
         None => Some(0.0),
         Some(last) => last.cpu_s,
     };
+
+    // Every iteration redraws the plots; a run started again with none left to play redraws
+    // them here, so that a finished run gets the charts of the build that reopens it.
+    if first_iteration >= config.iterations && !metrics.is_empty() {
+        run.plot(&metrics)?;
+    }
 
     for iteration in first_iteration..config.iterations {
         let previous = trainer.network().copy_to(device);
@@ -493,8 +493,7 @@ mod tests {
     fn interrupted_run_resumes_to_the_same_weights() {
         let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(1);
-        let base = std::env::temp_dir().join(format!("gipfzero-pipeline-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
+        let base = crate::fresh_test_dir("pipeline");
         let start = Dvonn::new();
 
         // Uninterrupted: three iterations.
@@ -683,8 +682,7 @@ mod tests {
         }
         let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(1);
-        let dir = std::env::temp_dir().join(format!("gipfzero-pipeline-resumed-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::fresh_test_dir("pipeline-resumed");
         let mut config = config(&dir, 2);
         config.evaluation.opponents.clear();
         config.evaluation.gating = None;
@@ -705,8 +703,7 @@ mod tests {
     fn gating_against_a_baseline_keeps_the_network_that_scores_more() {
         let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(1);
-        let dir = std::env::temp_dir().join(format!("gipfzero-pipeline-gate-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::fresh_test_dir("pipeline-gate");
         let mut config = config(&dir, 3);
         config.evaluation.opponents.clear();
         config.evaluation.gating = Some(crate::config::GatingConfig {

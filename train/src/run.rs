@@ -635,12 +635,6 @@ mod tests {
     use super::*;
     use crate::config::{TrainingConfig, CONFIG_VERSION};
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("gipfzero-run-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        dir
-    }
-
     fn metrics(iteration: u32) -> IterationMetrics {
         IterationMetrics {
             iteration,
@@ -677,7 +671,7 @@ mod tests {
 
     #[test]
     fn metrics_append_and_read_back() {
-        let dir = temp_dir("metrics");
+        let dir = crate::fresh_test_dir("run-metrics");
         let run = RunDir::new(&dir);
         run.open(&RunConfig::embedded_default()).unwrap();
         for i in 0..3 {
@@ -704,7 +698,7 @@ mod tests {
 
     #[test]
     fn resume_state_round_trips_and_config_is_checked() {
-        let dir = temp_dir("resume");
+        let dir = crate::fresh_test_dir("run-resume");
         let run = RunDir::new(&dir);
         let config = RunConfig::embedded_default();
         assert_eq!(run.open(&config).unwrap(), None);
@@ -739,7 +733,7 @@ mod tests {
 
     #[test]
     fn a_saved_config_of_format_1_resumes_with_its_old_meaning() {
-        let dir = temp_dir("format-1");
+        let dir = crate::fresh_test_dir("run-format-1");
         let run = RunDir::new(&dir);
         fs::create_dir_all(&dir).unwrap();
         // What the first builds wrote: no config_version, no root_value_weight.
@@ -781,7 +775,7 @@ mod tests {
 
     #[test]
     fn plots_are_svg_with_their_labels() {
-        let dir = temp_dir("plots");
+        let dir = crate::fresh_test_dir("run-plots");
         let run = RunDir::new(&dir);
         run.open(&RunConfig::embedded_default()).unwrap();
         let records: Vec<_> = (0..5).map(metrics).collect();

@@ -669,7 +669,7 @@ mod tests {
             trainer.train_step(&game, batch);
         }
 
-        let dir = std::env::temp_dir().join(format!("gipfzero-trainer-{}", std::process::id()));
+        let dir = crate::fresh_test_dir("trainer");
         std::fs::create_dir_all(&dir).unwrap();
         let mut first = Trainer::new(resumed, &config, 5);
         for batch in &batches[..2] {
