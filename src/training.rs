@@ -167,7 +167,14 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let evaluation = &self.config.evaluation;
         let search = evaluation.search.to_evaluation_search_config();
         let rollout_mix = evaluation.search.rollout_mix;
-        let threads = rayon::current_num_threads();
+        // The match's own threads, one per game in flight: the games mostly wait on the
+        // network, whose server batches the leaves of all of them.
+        let threads = evaluation.parallel_games.max(1) as usize;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("arena-{i}"))
+            .build()
+            .map_err(|e| format!("cannot start the evaluation threads: {e}"))?;
         let server = serve(network, &self.config.device, threads)?;
         let opponent_server = opponent_network.map(|n| serve(n, &self.config.device, threads)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());
@@ -177,7 +184,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let spec = self.start.spec();
         let settings = MatchSettings { games, max_turns: evaluation.max_turns, ..MatchSettings::default() };
         let start = &self.start;
-        run_match(
+        pool.install(|| run_match(
             |pair| opening(start, OPENING_TURNS, seed.wrapping_add(pair as u64)),
             |side, game| {
                 let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
@@ -192,7 +199,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             },
             &settings,
             |_| {},
-        )
+        ))
         .map_err(|e| e.to_string())
     }
 }
