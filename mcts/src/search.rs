@@ -424,23 +424,24 @@ impl<G: Game> Search<G> {
                     node = self.tree.child(node, edge, position.to_move());
                 }
                 NodeKind::Unexpanded => {
-                    self.started += 1;
                     if let Status::Over(outcome) = position.status() {
                         let value = outcome.value_for(self.tree.node(node).to_move);
                         let n = self.tree.node_mut(node);
                         n.kind = NodeKind::Terminal;
                         n.raw_value = value;
                         self.tree.backup(node, value, virtual_loss);
+                        self.started += 1;
                         self.completed += 1;
                     } else {
                         position.legal_actions(&mut self.legal);
                         if self.config.skip_forced && self.legal.len() == 1 && node != Tree::ROOT {
                             // A forced position: expanded without an evaluation (its value
-                            // is its only child's), and the descent goes on through it.
-                            self.started -= 1;
+                            // is its only child's), and the descent goes on through it; the
+                            // simulation is counted where it ends.
                             self.tree.expand(node, &self.legal, &[1.0], 0.0);
                             continue;
                         }
+                        self.started += 1;
                         self.batch.push(position, &self.legal);
                         self.pending.push(node);
                         self.tree.node_mut(node).kind = NodeKind::Pending;
