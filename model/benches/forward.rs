@@ -30,8 +30,8 @@ fn threads() -> i32 {
 
 fn forward(c: &mut Criterion) {
     tch::set_num_threads(threads());
-    let network = Network::new(&ZERTZ, &NetConfig::default(), Device::Cpu).unwrap();
-    let mut group = c.benchmark_group("forward/default_zertz37");
+    let network = Network::new(&ZERTZ, &NetConfig::medium(), Device::Cpu).unwrap();
+    let mut group = c.benchmark_group("forward/medium_zertz37");
     for batch in [1usize, 8, 64, 256, 512] {
         let xs = Tensor::from_slice(&random_observations(&ZERTZ, batch))
             .reshape([batch as i64, ZERTZ.observation_len() as i64]);
@@ -45,9 +45,9 @@ fn forward(c: &mut Criterion) {
 
 fn server(c: &mut Criterion) {
     tch::set_num_threads(threads());
-    let network = Network::new(&ZERTZ, &NetConfig::default(), Device::Cpu).unwrap();
+    let network = Network::new(&ZERTZ, &NetConfig::medium(), Device::Cpu).unwrap();
     let legal: Vec<Action> = (0..ZERTZ.action_count as u16).step_by(7).map(Action).collect();
-    let mut group = c.benchmark_group("server/default_zertz37");
+    let mut group = c.benchmark_group("server/medium_zertz37");
 
     // The search's main path: one client, whole batches, no waiting for other clients.
     for batch_size in [64usize, 256] {

@@ -37,9 +37,12 @@ use thiserror::Error;
 
 use crate::layers::{ConvNorm, ResidualBlock};
 
-/// The size of the network. A plain struct: the file format of checkpoints has its own record
-/// (see [`crate::checkpoint`]), so renaming a field here never silently changes old files.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The size of the network, also the `network:` block of a training config (a key left out
+/// takes [`NetConfig::default`]'s value; an unknown one is an error). The file format of
+/// checkpoints has its own record (see [`crate::checkpoint`]), so renaming a field here never
+/// silently changes old checkpoint files; it does rename the config key.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct NetConfig {
     /// Residual blocks in the trunk.
     pub blocks: usize,
@@ -59,10 +62,26 @@ pub struct NetConfig {
 }
 
 impl Default for NetConfig {
-    /// 6 blocks × 64 channels: sized so that self-play on a few CPU cores still evaluates
-    /// thousands of positions per second (see `benches/forward.rs`), while deep enough to see
-    /// across a 9×9 grid (the receptive field of 13 3×3 convolutions plus global pooling).
+    /// 3 blocks × 32 channels, the network every CPU training config trains: about 5 times
+    /// faster per position than [`NetConfig::medium`], which one CPU core of a small machine
+    /// evaluates at only a few hundred positions per second (docs/PERFORMANCE.md).
     fn default() -> Self {
+        NetConfig {
+            blocks: 3,
+            channels: 32,
+            global_pool_channels: 8,
+            policy_channels: 8,
+            value_channels: 8,
+            value_hidden: 64,
+            norm_groups: 4,
+        }
+    }
+}
+
+impl NetConfig {
+    /// 6 blocks × 64 channels, the GPU configs' network: deep enough to see across a 9×9 grid
+    /// (the receptive field of 13 3×3 convolutions plus global pooling).
+    pub fn medium() -> Self {
         NetConfig {
             blocks: 6,
             channels: 64,
@@ -73,9 +92,7 @@ impl Default for NetConfig {
             norm_groups: 8,
         }
     }
-}
 
-impl NetConfig {
     /// A network small enough for tests and smoke runs (about 30 thousand parameters on a
     /// 9×9 board, a fraction of a millisecond per position).
     pub fn tiny() -> Self {

@@ -191,7 +191,7 @@ mod network {
     #[test]
     fn residual_branches_start_as_identity() {
         // The second norm of each block starts with zero scale (see layers::ConvNorm::new).
-        let network = Network::new(&ZERTZ, &NetConfig::default(), Device::Cpu).unwrap();
+        let network = Network::new(&ZERTZ, &NetConfig::medium(), Device::Cpu).unwrap();
         let variables = network.var_store().variables();
         for block in 0..6 {
             let scale = &variables[&format!("trunk.block{block}.norm2.weight")];
@@ -296,6 +296,7 @@ mod network {
             NetConfigError::EmptySpec
         );
         assert!(NetConfig::default().validate().is_ok());
+        assert!(NetConfig::medium().validate().is_ok());
         assert!(base.validate().is_ok());
     }
 }

@@ -241,9 +241,9 @@ struct TrainBench {
 impl GameVisitor for TrainBench {
     type Output = anyhow::Result<()>;
     fn visit<G: Game>(self, start: G) -> Self::Output {
-        let net = self.config.network.to_net_config();
+        let net = &self.config.network;
         let figures =
-            gipfzero_train::bench::measure(&start, &net, &self.config.training, self.batch, self.steps)?;
+            gipfzero_train::bench::measure(&start, net, &self.config.training, self.batch, self.steps)?;
         let spec = start.spec();
         println!(
             "{} {}: {} blocks x {} channels ({} parameters), libtorch intra-op threads {}",
@@ -277,7 +277,7 @@ impl GameVisitor for ModelBench {
         use gipfzero_model::bench::{forward_throughput, server_throughput};
         use gipfzero_model::inference::ServerConfig;
         let spec = start.spec();
-        let net = self.config.network.to_net_config();
+        let net = &self.config.network;
         println!(
             "{} {}: {} blocks x {} channels on {} ({}), libtorch intra-op threads {}",
             spec.game,
@@ -289,12 +289,12 @@ impl GameVisitor for ModelBench {
             tch::get_num_threads()
         );
         let batches = [1, 8, 64, 256, 512];
-        for figure in forward_throughput(spec, &net, &batches, self.device, self.duration)? {
+        for figure in forward_throughput(spec, net, &batches, self.device, self.duration)? {
             println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
         }
         for (clients, request) in [(1, 64), (4, 64)] {
             let config = ServerConfig { max_batch: 256, device: self.device, ..ServerConfig::default() };
-            let rate = server_throughput(spec, &net, config, clients, request, self.duration)?;
+            let rate = server_throughput(spec, net, config, clients, request, self.duration)?;
             println!("server {clients} client{} x {request}: {rate:>10.0} positions/s", if clients == 1 { " " } else { "s" });
         }
         Ok(())

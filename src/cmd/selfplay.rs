@@ -265,7 +265,7 @@ pub struct BenchSelfplayArgs {
     pub in_flight: usize,
     #[arg(long, default_value_t = 32)]
     pub simulations: u32,
-    /// The small test network instead of the default one.
+    /// The small test network instead of the 6 × 64 one (`NetConfig::medium`).
     #[arg(long)]
     pub tiny: bool,
     #[arg(long, default_value = "auto")]
@@ -286,7 +286,7 @@ impl GameVisitor for Bench<'_> {
     fn visit<G: Game>(self, start: G) -> Self::Output {
         let args = self.args;
         let spec = start.spec();
-        let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::default() };
+        let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::medium() };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
         let server = InferenceServer::spawn(&network, server_config(args.device))?;
         let evaluator = NetworkEvaluator::new(server.handle(), spec)?;

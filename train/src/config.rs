@@ -80,7 +80,9 @@ pub struct RunConfig {
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: String,
     pub threads: ThreadsConfig,
-    pub network: NetworkConfig,
+    /// The network's size: a partial block takes the rest from [`NetConfig::default`]
+    /// (3 blocks × 32 channels).
+    pub network: NetConfig,
     pub self_play: SelfPlayConfig,
     pub replay: ReplayConfig,
     pub training: TrainingConfig,
@@ -99,19 +101,6 @@ pub struct ThreadsConfig {
     pub intra_op: usize,
     /// libtorch inter-op threads.
     pub inter_op: usize,
-}
-
-/// The network's shape (see [`NetConfig`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct NetworkConfig {
-    pub blocks: usize,
-    pub channels: usize,
-    pub global_pool_channels: usize,
-    pub policy_channels: usize,
-    pub value_channels: usize,
-    pub value_hidden: usize,
-    pub norm_groups: usize,
 }
 
 /// How self-play games are generated.
@@ -478,7 +467,7 @@ impl Default for RunConfig {
             iterations: 40,
             device: "cpu".into(),
             threads: ThreadsConfig::default(),
-            network: NetworkConfig::default(),
+            network: NetConfig::default(),
             self_play: SelfPlayConfig::default(),
             replay: ReplayConfig::default(),
             training: TrainingConfig::default(),
@@ -494,23 +483,6 @@ impl Default for ThreadsConfig {
             workers: 0,
             intra_op: 1,
             inter_op: 1,
-        }
-    }
-}
-
-impl Default for NetworkConfig {
-    /// 3 blocks × 32 channels: about 5× faster per position than the 6×64 network, which
-    /// the CPU of a 2-core machine evaluates at only ~250 positions/s (see
-    /// `configs/default.yaml` for the measurements).
-    fn default() -> Self {
-        NetworkConfig {
-            blocks: 3,
-            channels: 32,
-            global_pool_channels: 8,
-            policy_channels: 8,
-            value_channels: 8,
-            value_hidden: 64,
-            norm_groups: 4,
         }
     }
 }
@@ -772,20 +744,6 @@ impl Default for CheckpointConfig {
     }
 }
 
-impl NetworkConfig {
-    pub fn to_net_config(&self) -> NetConfig {
-        NetConfig {
-            blocks: self.blocks,
-            channels: self.channels,
-            global_pool_channels: self.global_pool_channels,
-            policy_channels: self.policy_channels,
-            value_channels: self.value_channels,
-            value_hidden: self.value_hidden,
-            norm_groups: self.norm_groups,
-        }
-    }
-}
-
 /// A value that parsed but cannot be used: the YAML path of the key and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invalid {
@@ -879,7 +837,7 @@ impl RunConfig {
             "network.blocks",
             "must be at most 64",
         )?;
-        self.network.to_net_config().validate().map_err(|error| {
+        self.network.validate().map_err(|error| {
             let field = match &error {
                 gipfzero_model::NetConfigError::Zero(name) => name.to_string(),
                 gipfzero_model::NetConfigError::TooManyPooled { .. } => {
@@ -1664,6 +1622,20 @@ mod tests {
         let message = error_text("evaluation:\n  gating:\n    threshold: 0.5\n    against: previous\n");
         assert!(message.starts_with("run.yaml:4:") && message.contains("evaluation.gating.against: gating is against best or a baseline"), "{message}");
         assert_eq!(parse("evaluation:\n  games: 8\n").unwrap().evaluation.games, 8);
+    }
+
+    #[test]
+    fn a_partial_network_block_takes_the_rest_from_the_default() {
+        let network = parse("network:\n  blocks: 5\n  channels: 48\n").unwrap().network;
+        assert_eq!(network, NetConfig { blocks: 5, channels: 48, ..NetConfig::default() });
+        assert_eq!((NetConfig::default().blocks, NetConfig::default().channels), (3, 32));
+        assert_eq!(parse("game: lyngk\n").unwrap().network, NetConfig::default());
+        let message = error_text("game: zertz\nnetwork:\n  block: 5\n");
+        assert!(message.starts_with("run.yaml:3:3: unknown field `block`"), "{message}");
+        let message = error_text("network:\n  channels: 32\n  norm_groups: 5\n");
+        assert!(message.contains("network.norm_groups"), "{message}");
+        let message = error_text("network:\n  blocks: 65\n");
+        assert!(message.starts_with("run.yaml:2:11: network.blocks: must be at most 64"), "{message}");
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub fn run<G: Game>(
         }
         None => {
             tch::manual_seed(config.seed as i64);
-            let network = Network::new(spec, &config.network.to_net_config(), device)
+            let network = Network::new(spec, &config.network, device)
                 .map_err(|e| PipelineError::Network(e.to_string()))?;
             let best = config
                 .evaluation

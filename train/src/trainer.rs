@@ -506,7 +506,7 @@ pub fn transform_batch<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{NetworkConfig, RunConfig};
+    use crate::config::RunConfig;
     use gipfzero_games::dvonn::Dvonn;
     use gipfzero_games::lyngk::Lyngk;
     use gipfzero_model::NetConfig;
@@ -832,13 +832,13 @@ mod tests {
     fn default_network_builds() {
         let _rng = setup();
         let config = RunConfig::embedded_default();
-        let NetworkConfig {
+        let NetConfig {
             blocks, channels, ..
         } = config.network;
         assert_eq!((blocks, channels), (3, 32));
         let network = Network::new(
             Dvonn::new().spec(),
-            &config.network.to_net_config(),
+            &config.network,
             Device::Cpu,
         );
         assert!(network.is_ok());
