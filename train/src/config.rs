@@ -54,8 +54,10 @@ pub const DEFAULT_YAML: &str = include_str!("../../configs/default.yaml");
 ///   later ones, and odd numbers of match games were rounded up.
 /// - 2: `skip_forced` did not exist (the searches evaluated positions with a single legal
 ///   action like any other).
-/// - 3: the current meaning of every key.
-pub const CONFIG_VERSION: u32 = 3;
+/// - 3: the embedded default was 40 iterations (the learning rate's cosine over 2,400
+///   steps), evaluations and checkpoints every 5.
+/// - 4: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 4;
 
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -464,7 +466,7 @@ impl Default for RunConfig {
             variant: None,
             run_dir: PathBuf::from("data/runs/default"),
             seed: 1,
-            iterations: 40,
+            iterations: 120,
             device: "cpu".into(),
             threads: ThreadsConfig::default(),
             network: NetConfig::default(),
@@ -685,7 +687,7 @@ impl Default for LrSchedule {
         LrSchedule::Cosine {
             base: 2e-3,
             warmup_steps: 100,
-            total_steps: 2_400,
+            total_steps: 7_200,
             min: 1e-4,
         }
     }
@@ -727,7 +729,7 @@ impl LrSchedule {
 impl Default for EvaluationConfig {
     fn default() -> Self {
         EvaluationConfig {
-            every: 5,
+            every: 10,
             games: 20,
             max_turns: 400,
             parallel_games: 16,
@@ -740,7 +742,7 @@ impl Default for EvaluationConfig {
 
 impl Default for CheckpointConfig {
     fn default() -> Self {
-        CheckpointConfig { every: 5, keep: 0 }
+        CheckpointConfig { every: 10, keep: 0 }
     }
 }
 
@@ -1198,6 +1200,10 @@ impl RunConfig {
     ///
     /// Format 2: no `skip_forced` in a search block: its builds had none and evaluated forced
     /// positions, so it is false.
+    ///
+    /// Format 3: the keys the embedded default's length changed take the values they had:
+    /// no `iterations` 40, no `training.lr` the cosine over 2,400 steps, no
+    /// `evaluation.every` or `checkpoints.every` 5.
     fn upgrade(&mut self, locator: &Locator) -> Result<(), Invalid> {
         if self.config_version == 1 {
             if !locator.contains("training.root_value_weight") {
@@ -1231,6 +1237,21 @@ impl RunConfig {
                 }
             }
             self.config_version = 3;
+        }
+        if self.config_version == 3 {
+            if !locator.contains("iterations") {
+                self.iterations = 40;
+            }
+            if !locator.contains("training.lr") {
+                self.training.lr = LrSchedule::Cosine { base: 2e-3, warmup_steps: 100, total_steps: 2_400, min: 1e-4 };
+            }
+            if !locator.contains("evaluation.every") {
+                self.evaluation.every = 5;
+            }
+            if !locator.contains("checkpoints.every") {
+                self.checkpoints.every = 5;
+            }
+            self.config_version = 4;
         }
         Ok(())
     }
@@ -1545,7 +1566,7 @@ mod tests {
 
     #[test]
     fn a_config_of_a_newer_format_is_refused() {
-        let message = error_text("config_version: 4\ngame: dvonn\n");
+        let message = error_text("config_version: 5\ngame: dvonn\n");
         assert!(message.starts_with("run.yaml:1:"), "{message}");
         assert!(message.contains("newer gipfzero"), "{message}");
         assert!(error_text("config_version: 0\n").contains("config_version"));
@@ -1590,6 +1611,25 @@ mod tests {
         let written = "config_version: 2\nself_play:\n  search:\n    skip_forced: true\n";
         let kept = parse(written).unwrap();
         assert!(kept.self_play.search.skip_forced && !kept.evaluation.search.skip_forced);
+    }
+
+    #[test]
+    fn format_3_keeps_the_default_run_length_it_had() {
+        let current = parse("game: zertz\n").unwrap();
+        assert_eq!((current.iterations, current.evaluation.every, current.checkpoints.every), (120, 10, 10));
+        assert!(matches!(current.training.lr, LrSchedule::Cosine { total_steps: 7_200, .. }));
+        let old = parse("config_version: 3\ngame: zertz\n").unwrap();
+        assert_eq!((old.iterations, old.evaluation.every, old.checkpoints.every), (40, 5, 5));
+        assert!(matches!(old.training.lr, LrSchedule::Cosine { base: 2e-3, warmup_steps: 100, total_steps: 2_400, min: 1e-4 }));
+        assert_eq!(old.config_version, CONFIG_VERSION);
+        // What the text writes stays as written.
+        let written = "config_version: 3\niterations: 7\ntraining:\n  lr: { schedule: constant, base: 0.01 }\nevaluation:\n  every: 3\ncheckpoints:\n  every: 2\n";
+        let kept = parse(written).unwrap();
+        assert_eq!((kept.iterations, kept.evaluation.every, kept.checkpoints.every), (7, 3, 2));
+        assert_eq!(kept.training.lr, LrSchedule::Constant { base: 0.01 });
+        // A run's config saved by a build of format 3 resumes with the length it had.
+        let saved = RunConfig::from_run_yaml("config_version: 3\n", "config.yaml").unwrap();
+        assert_eq!(saved.iterations, 40);
     }
 
     #[test]

@@ -763,7 +763,7 @@ mod tests {
         );
         assert_eq!(run.open(&resumed).unwrap(), None);
         let saved = fs::read_to_string(run.config_path()).unwrap();
-        assert!(saved.starts_with("config_version: 3\n"), "{saved}");
+        assert!(saved.starts_with(&format!("config_version: {CONFIG_VERSION}\n")), "{saved}");
         assert_eq!(RunConfig::load_run(&run.config_path()).unwrap(), resumed);
         // A saved config this build cannot read is an error at its place, named once.
         fs::write(run.config_path(), "config_version: 9\n").unwrap();
