@@ -276,5 +276,23 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert_eq!(rows.len(), 4, "a header and three checkpoints:\n{table}");
     assert!(rows[0].contains("rank") && rows[0].contains("elo"), "{table}");
     assert!(rows[1..].iter().all(|row| row.contains("checkpoint:") && row.contains("  4  ")), "{table}");
+    // The run's numbered checkpoints rated against one opponent: a table, a file, a chart.
+    let output = gipfzero(&["evaluate", "dvonn", "--run", run.to_str().unwrap(), "random", "--games", "2", "--simulations", "4", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let table = text(&output.stdout);
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 4, "a header, iterations 0 and 1, the files:\n{table}");
+    assert!(rows[0].contains("iteration") && rows[0].contains("CPU min"), "{table}");
+    assert!(rows[1].trim_start().starts_with("0 ") && rows[2].trim_start().starts_with("1 "), "{table}");
+    let ratings = std::fs::read_to_string(run.join("ratings-random-s4.jsonl")).unwrap();
+    assert_eq!(ratings.lines().count(), 2, "{ratings}");
+    assert!(ratings.lines().all(|line| line.contains("\"opponent\":\"random\"") && line.contains("\"cpu_s\":")), "{ratings}");
+    assert!(run.join("plots/ratings-random-s4.svg").is_file());
+    // It takes one agent, and a directory without checkpoints is an error that names it.
+    let output = gipfzero(&["evaluate", "dvonn", "--run", run.to_str().unwrap(), "random", "greedy", "--quiet"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let output = gipfzero(&["evaluate", "dvonn", "--run", dir.to_str().unwrap(), "random", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains(&dir.join("checkpoints").display().to_string()), "{}", text(&output.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -8,6 +8,7 @@ use gipfzero_play::AgentSource;
 
 use crate::cmd::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
+use gipfzero_train::run::{read_metrics, CheckpointRating, EvaluationMetrics, RunDir};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -15,12 +16,20 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub struct EvaluateArgs {
     /// zertz, dvonn or lyngk.
     pub game: GameName,
-    /// The first agent: random, greedy, rollout:<simulations> or checkpoint:<path>.
+    /// The first agent: random, greedy, rollout:<simulations> or checkpoint:<path>; with
+    /// `--run`, the opponent every checkpoint of the run plays.
     #[arg(required_unless_present = "round_robin")]
     pub first: Option<String>,
     /// The second agent, likewise.
-    #[arg(required_unless_present = "round_robin")]
+    #[arg(required_unless_present_any = ["round_robin", "run"])]
     pub second: Option<String>,
+    /// Instead of two agents: every numbered checkpoint of the training run RUN_DIR
+    /// (`checkpoints/iter-NNNNNN`) plays the one agent given (`--games` each), for a run
+    /// trained without evaluations or against another opponent. The results, with the run's
+    /// CPU time at each checkpoint, go to `RUN_DIR/ratings-<agent>[-s<simulations>].jsonl`
+    /// (rewritten after every checkpoint) and a chart to `RUN_DIR/plots/` of the same name.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["round_robin", "second", "sprt", "records"])]
+    pub run: Option<std::path::PathBuf>,
     /// Instead of two agents: every checkpoint in DIR plays every other (`--games` each
     /// pairing), and an Elo table is fitted to all the results.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["first", "second", "sprt"])]
@@ -81,6 +90,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     let settings = MatchSettings { games: args.games, max_turns: args.max_turns, confidence: 0.95, sprt };
     if let Some(directory) = &args.round_robin {
         return round_robin(&args, &setting, &settings, directory);
+    }
+    if let (Some(directory), Some(opponent)) = (&args.run, &args.first) {
+        return rate_run(&args, &setting, &settings, directory, opponent);
     }
     let (Some(first), Some(second)) = (&args.first, &args.second) else {
         anyhow::bail!("give two agents, or --round-robin DIR");
@@ -162,6 +174,52 @@ fn round_robin(
             players[player]
         );
     }
+    Ok(())
+}
+
+/// `--run`: every numbered checkpoint of a run against `opponent`, in iteration order.
+fn rate_run(
+    args: &EvaluateArgs,
+    setting: &GameSetting,
+    settings: &MatchSettings,
+    directory: &std::path::Path,
+    opponent: &str,
+) -> anyhow::Result<()> {
+    let run = RunDir::new(directory);
+    let checkpoints = run.iteration_checkpoints()?;
+    anyhow::ensure!(!checkpoints.is_empty(), "{}: no numbered checkpoints (iter-NNNNNN)", run.checkpoints().display());
+    let players: Vec<String> = checkpoints.iter().map(|(_, name)| format!("checkpoint:{}", name.display())).collect();
+    let mut agents = players.clone();
+    agents.push(opponent.to_string());
+    setting.start()?.visit(CheckAgents { specs: &agents })?;
+    let cpu_seconds: std::collections::HashMap<u32, f64> =
+        read_metrics(&run.metrics_path())?.into_iter().filter_map(|m| Some((m.iteration, m.cpu_s?))).collect();
+    let name = RunDir::ratings_name(opponent, args.simulations);
+    println!("{:>9}  {:>8}  {:>11}  {:>6}  {:>21}", "iteration", "CPU min", "W-D-L", "score", "Elo (95% interval)");
+    let mut ratings = Vec::new();
+    for ((iteration, _), player) in checkpoints.iter().zip(&players) {
+        let report = setting.start()?.visit(Match { args, first: player, second: opponent, settings })?;
+        let rating = CheckpointRating {
+            iteration: *iteration,
+            cpu_s: cpu_seconds.get(iteration).copied(),
+            simulations: args.simulations,
+            result: EvaluationMetrics::new(opponent, &report),
+        };
+        let results = report.results;
+        println!(
+            "{:>9}  {:>8}  {:>11}  {:>6.3}  {:>+7.1} ({:+.0} to {:+.0})",
+            iteration,
+            rating.cpu_s.map_or("-".to_string(), |s| format!("{:.1}", s / 60.0)),
+            format!("{}-{}-{}", results.wins, results.draws, results.losses),
+            results.score(),
+            report.elo.elo,
+            report.elo.lower,
+            report.elo.upper,
+        );
+        ratings.push(rating);
+        run.write_ratings(&name, &ratings)?;
+    }
+    println!("ratings: {} and {}", directory.join(format!("{name}.jsonl")).display(), run.plots().join(format!("{name}.svg")).display());
     Ok(())
 }
 

@@ -8,7 +8,10 @@
 //!   checkpoints/         latest.{safetensors,json}, iter-NNNNNN.*, best.* (gating)
 //!   resume/              trainer-NNNNNN.*, best-NNNNNN.*: the networks resume.json names
 //!   shards/              self-play shards, gen-NNNNNN-*.npz
-//!   plots/               learning.svg, elo.svg (redrawn after every iteration)
+//!   plots/               learning.svg, elo.svg (redrawn after every iteration),
+//!                        ratings-NAME.svg
+//!   ratings-NAME.jsonl   its checkpoints rated afterwards against one opponent
+//!                        (`gipfzero evaluate --run`), one line per checkpoint
 //! ```
 //!
 //! Crash safety: `metrics.jsonl` is appended one whole line at a time and synced, so a
@@ -97,6 +100,47 @@ impl RunDir {
     /// The checkpoint name (without extension) written after `iteration`.
     pub fn iteration_checkpoint(&self, iteration: u32) -> PathBuf {
         self.checkpoints().join(format!("iter-{iteration:06}"))
+    }
+    /// The numbered checkpoints (`iter-NNNNNN`, both files present) by iteration: the
+    /// iteration and the name without extension.
+    pub fn iteration_checkpoints(&self) -> Result<Vec<(u32, PathBuf)>, RunError> {
+        let directory = self.checkpoints();
+        let mut found = Vec::new();
+        for entry in fs::read_dir(&directory).map_err(io_error(&directory))? {
+            let path = entry.map_err(io_error(&directory))?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let Some(number) = name.strip_prefix("iter-").and_then(|n| n.strip_suffix(".json")) else { continue };
+            let Ok(iteration) = number.parse::<u32>() else { continue };
+            let stem = self.iteration_checkpoint(iteration);
+            if stem.with_extension("safetensors").is_file() {
+                found.push((iteration, stem));
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+    /// The name of a rating of the run's checkpoints against `opponent` with `simulations`
+    /// (their default when `None`): `ratings-rollout-1000-s200`.
+    pub fn ratings_name(opponent: &str, simulations: Option<u32>) -> String {
+        let opponent: String = opponent.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        match simulations {
+            Some(simulations) => format!("ratings-{opponent}-s{simulations}"),
+            None => format!("ratings-{opponent}"),
+        }
+    }
+    /// Writes the ratings so far as `NAME.jsonl` (atomically: a kill leaves the old file or the
+    /// new one) and draws `plots/NAME.svg`.
+    pub fn write_ratings(&self, name: &str, ratings: &[CheckpointRating]) -> Result<(), RunError> {
+        let path = self.root.join(format!("{name}.jsonl"));
+        let mut lines = Vec::new();
+        for rating in ratings {
+            serde_json::to_writer(&mut lines, rating).expect("a rating always serialises");
+            lines.push(b'\n');
+        }
+        write_atomically(&path, &lines).map_err(io_error(&path))?;
+        let results: Vec<(u32, &EvaluationMetrics)> = ratings.iter().map(|r| (r.iteration, &r.result)).collect();
+        fs::create_dir_all(self.plots()).map_err(io_error(&self.plots()))?;
+        plot_results(&results, "the opponent", &self.plots().join(format!("{name}.svg")))
     }
     pub fn latest_checkpoint(&self) -> PathBuf {
         self.checkpoints().join("latest")
@@ -295,6 +339,19 @@ pub struct IterationMetrics {
     pub evaluations: Vec<EvaluationMetrics>,
     /// Whether the new network became the champion (gating runs only).
     pub accepted: Option<bool>,
+}
+
+/// One checkpoint of a run rated afterwards against a fixed opponent (`gipfzero evaluate
+/// --run`): a line of `ratings-NAME.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointRating {
+    pub iteration: u32,
+    /// The run's `cpu_s` at that iteration, when its metrics recorded it.
+    pub cpu_s: Option<f64>,
+    /// The checkpoint's simulations per decision (`None`: its default).
+    pub simulations: Option<u32>,
+    #[serde(flatten)]
+    pub result: EvaluationMetrics,
 }
 
 /// CPU time (user + system, all threads) of this process so far, in seconds; `None` where
@@ -580,20 +637,18 @@ pub fn plot_learning(metrics: &[IterationMetrics], path: &Path) -> Result<(), Ru
     })
 }
 
-/// Per evaluation opponent, in the order first met, the points `(iteration, value)`.
+/// Per opponent, in the order first met, the points `(iteration, value)`.
 fn evaluation_series(
-    metrics: &[IterationMetrics],
+    results: &[(u32, &EvaluationMetrics)],
     value: impl Fn(&EvaluationMetrics) -> Option<f64>,
 ) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for m in metrics {
-        for e in &m.evaluations {
-            let Some(y) = value(e) else { continue };
-            let point = (m.iteration as f64, y);
-            match series.iter_mut().find(|(name, _)| *name == e.opponent) {
-                Some((_, points)) => points.push(point),
-                None => series.push((e.opponent.clone(), vec![point])),
-            }
+    for &(iteration, e) in results {
+        let Some(y) = value(e) else { continue };
+        let point = (iteration as f64, y);
+        match series.iter_mut().find(|(name, _)| *name == e.opponent) {
+            Some((_, points)) => points.push(point),
+            None => series.push((e.opponent.clone(), vec![point])),
         }
     }
     series
@@ -601,20 +656,28 @@ fn evaluation_series(
 
 /// Elo (above) and score (below) against each evaluation opponent by iteration.
 pub fn plot_elo(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
-    let elo = evaluation_series(metrics, EvaluationMetrics::plotted_elo);
-    let score = evaluation_series(metrics, |e| Some(100.0 * e.score));
+    let results: Vec<(u32, &EvaluationMetrics)> =
+        metrics.iter().flat_map(|m| m.evaluations.iter().map(move |e| (m.iteration, e))).collect();
+    plot_results(&results, "evaluation opponents", path)
+}
+
+/// Elo (above) and score (below) of match results by iteration, a line per opponent;
+/// `against` names them in the titles.
+pub fn plot_results(results: &[(u32, &EvaluationMetrics)], against: &str, path: &Path) -> Result<(), RunError> {
+    let elo = evaluation_series(results, EvaluationMetrics::plotted_elo);
+    let score = evaluation_series(results, |e| Some(100.0 * e.score));
     let draw = || -> Result<(), String> {
         let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (top, bottom) = root.split_vertically(380);
         line_chart(
             &top,
-            "Elo against evaluation opponents (all won or lost: drawn half a game short)",
+            &format!("Elo against {against} (all won or lost: drawn half a game short)"),
             "iteration",
             &elo,
             None,
         )?;
-        line_chart(&bottom, "Score against evaluation opponents (%)", "iteration", &score, Some((0.0, 100.0)))?;
+        line_chart(&bottom, &format!("Score against {against} (%)"), "iteration", &score, Some((0.0, 100.0)))?;
         root.present().map_err(|e| e.to_string())
     };
     draw().map_err(|message| RunError::Plot {
@@ -803,6 +866,39 @@ mod tests {
         fs::remove_dir_all(&dir).ok();
     }
 
+    #[test]
+    fn a_runs_checkpoints_are_rated_into_a_file_and_a_chart() {
+        let dir = crate::fresh_test_dir("run-ratings");
+        let run = RunDir::new(&dir);
+        fs::create_dir_all(run.checkpoints()).unwrap();
+        for name in ["iter-000019.json", "iter-000019.safetensors", "iter-000009.json", "iter-000009.safetensors", "iter-000029.json", "latest.json", "latest.safetensors"] {
+            fs::write(run.checkpoints().join(name), "").unwrap();
+        }
+        // Numbered, both files present, in order; `latest` and a half-written one are not.
+        let found = run.iteration_checkpoints().unwrap();
+        assert_eq!(found, vec![(9, run.iteration_checkpoint(9)), (19, run.iteration_checkpoint(19))]);
+        assert_eq!(RunDir::ratings_name("rollout:1000", Some(200)), "ratings-rollout-1000-s200");
+        assert_eq!(RunDir::ratings_name("random", None), "ratings-random");
+        let ratings: Vec<CheckpointRating> = [(9, 5), (19, 20)]
+            .into_iter()
+            .map(|(iteration, wins)| CheckpointRating {
+                iteration,
+                cpu_s: Some(iteration as f64 * 3.5),
+                simulations: Some(200),
+                result: EvaluationMetrics { opponent: "rollout:1000".into(), wins, losses: 20 - wins, score: wins as f64 / 20.0, ..Default::default() },
+            })
+            .collect();
+        run.write_ratings("ratings-rollout-1000-s200", &ratings).unwrap();
+        let text = fs::read_to_string(dir.join("ratings-rollout-1000-s200.jsonl")).unwrap();
+        let read: Vec<CheckpointRating> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        assert_eq!(read, ratings);
+        assert!(text.starts_with("{\"iteration\":9,\"cpu_s\":31.5,\"simulations\":200,\"opponent\":\"rollout:1000\",\"wins\":5,"), "{text}");
+        let chart = fs::read_to_string(run.plots().join("ratings-rollout-1000-s200.svg")).unwrap();
+        assert!(chart.contains("Score against the opponent") && chart.contains("rollout:1000"), "labels missing");
+        assert!(chart.contains("<polyline"), "no curve drawn");
+        fs::remove_dir_all(&dir).ok();
+    }
+
     /// A perfect score has no finite Elo; the chart draws it half a game short of perfect
     /// rather than leaving it out (the runs that win every game were missing from it).
     #[test]
@@ -833,7 +929,8 @@ mod tests {
                 ..metrics(i as u32)
             })
             .collect();
-        let series = evaluation_series(&records, EvaluationMetrics::plotted_elo);
+        let results: Vec<(u32, &EvaluationMetrics)> = records.iter().map(|m| (m.iteration, &m.evaluations[0])).collect();
+        let series = evaluation_series(&results, EvaluationMetrics::plotted_elo);
         assert_eq!(series.len(), 1);
         assert_eq!(series[0].1, [(0.0, 511.5), (1.0, all_won)]);
     }
