@@ -95,7 +95,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         return rate_run(&args, &setting, &settings, directory, opponent);
     }
     let (Some(first), Some(second)) = (&args.first, &args.second) else {
-        anyhow::bail!("give two agents, or --round-robin DIR");
+        anyhow::bail!("give two agents, or --round-robin DIR, or --run RUN_DIR and one agent");
     };
     // The match loads both agents (and checks them against the game) before any game starts.
     let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings })?;
