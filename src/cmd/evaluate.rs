@@ -8,7 +8,7 @@ use gipfzero_play::AgentSource;
 
 use crate::cmd::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
-use gipfzero_train::run::{read_metrics, CheckpointRating, EvaluationMetrics, RunDir};
+use gipfzero_train::run::{read_metrics, write_json_lines, CheckpointRating, EvaluationMetrics, RunDir};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -109,12 +109,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
 
 /// The match's games as JSON Lines, written atomically (a crash leaves the old file or none).
 fn write_records(path: &std::path::Path, report: &MatchReport) -> anyhow::Result<()> {
-    let mut lines = Vec::new();
-    for game in &report.games {
-        serde_json::to_writer(&mut lines, game).expect("a match record always serialises");
-        lines.push(b'\n');
-    }
-    gipfzero_store::write_atomically(path, &lines).with_context(|| format!("cannot write the records to {}", path.display()))
+    write_json_lines(path, &report.games).with_context(|| format!("cannot write the records to {}", path.display()))
 }
 
 /// The checkpoints of a directory (`NAME.json` beside `NAME.safetensors`), by name.
@@ -219,7 +214,7 @@ fn rate_run(
         ratings.push(rating);
         run.write_ratings(&name, &ratings)?;
     }
-    println!("ratings: {} and {}", directory.join(format!("{name}.jsonl")).display(), run.plots().join(format!("{name}.svg")).display());
+    println!("ratings: {} and {}", run.ratings_path(&name).display(), run.ratings_plot(&name).display());
     Ok(())
 }
 

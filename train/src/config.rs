@@ -1243,7 +1243,10 @@ impl RunConfig {
                 self.iterations = 40;
             }
             if !locator.contains("training.lr") {
-                self.training.lr = LrSchedule::Cosine { base: 2e-3, warmup_steps: 100, total_steps: 2_400, min: 1e-4 };
+                // Left out, it is the default cosine, of which only the length changed.
+                if let LrSchedule::Cosine { total_steps, .. } = &mut self.training.lr {
+                    *total_steps = 2_400;
+                }
             }
             if !locator.contains("evaluation.every") {
                 self.evaluation.every = 5;

@@ -128,19 +128,22 @@ impl RunDir {
             None => format!("ratings-{opponent}"),
         }
     }
-    /// Writes the ratings so far as `NAME.jsonl` (atomically: a kill leaves the old file or the
-    /// new one) and draws `plots/NAME.svg`.
+    /// The file of the ratings named `name` ([`RunDir::ratings_name`]).
+    pub fn ratings_path(&self, name: &str) -> PathBuf {
+        self.root.join(format!("{name}.jsonl"))
+    }
+    /// Their chart.
+    pub fn ratings_plot(&self, name: &str) -> PathBuf {
+        self.plots().join(format!("{name}.svg"))
+    }
+    /// Writes the ratings so far to [`RunDir::ratings_path`] (atomically: a kill leaves the
+    /// old file or the new one) and draws [`RunDir::ratings_plot`].
     pub fn write_ratings(&self, name: &str, ratings: &[CheckpointRating]) -> Result<(), RunError> {
-        let path = self.root.join(format!("{name}.jsonl"));
-        let mut lines = Vec::new();
-        for rating in ratings {
-            serde_json::to_writer(&mut lines, rating).expect("a rating always serialises");
-            lines.push(b'\n');
-        }
-        write_atomically(&path, &lines).map_err(io_error(&path))?;
+        let path = self.ratings_path(name);
+        write_json_lines(&path, ratings).map_err(io_error(&path))?;
         let results: Vec<(u32, &EvaluationMetrics)> = ratings.iter().map(|r| (r.iteration, &r.result)).collect();
         fs::create_dir_all(self.plots()).map_err(io_error(&self.plots()))?;
-        plot_results(&results, "the opponent", &self.plots().join(format!("{name}.svg")))
+        plot_results(&results, "the opponent", &self.ratings_plot(name))
     }
     pub fn latest_checkpoint(&self) -> PathBuf {
         self.checkpoints().join("latest")
@@ -339,6 +342,17 @@ pub struct IterationMetrics {
     pub evaluations: Vec<EvaluationMetrics>,
     /// Whether the new network became the champion (gating runs only).
     pub accepted: Option<bool>,
+}
+
+/// Replaces `path` with `items` as JSON Lines, one object per line, crash-safely
+/// ([`write_atomically`]).
+pub fn write_json_lines<T: Serialize>(path: &Path, items: &[T]) -> io::Result<()> {
+    let mut lines = Vec::new();
+    for item in items {
+        serde_json::to_writer(&mut lines, item).map_err(io::Error::other)?;
+        lines.push(b'\n');
+    }
+    write_atomically(path, &lines)
 }
 
 /// One checkpoint of a run rated afterwards against a fixed opponent (`gipfzero evaluate
