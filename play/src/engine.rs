@@ -137,7 +137,8 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
         let shares = self
             .thinker
             .source()
-            .hints(&self.position, simulations, seed)?;
+            .hints(&self.position, simulations, seed)
+            .map_err(|error| error.to_string())?;
         Ok(shares
             .into_iter()
             .map(|(turn, share)| (self.position.format_turn(&turn), share))

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use gipfzero_games::Game;
 use gipfzero_mcts::{
     parse_agent, Agent, AgentError, AgentSpecError, RolloutEvaluator, RootPolicy, SearchConfig,
+    SearchError,
 };
 
 use crate::hint::turn_shares;
@@ -27,6 +28,9 @@ pub enum Budget {
 
 /// Builds agents of one kind (a baseline, a checkpoint) for whichever game is being played.
 pub trait AgentSource {
+    /// Why an agent or hints could not be had (hints search, hence `From<SearchError>`).
+    type Error: std::error::Error + Send + Sync + From<SearchError> + 'static;
+
     /// The name shown to people (`rollout:200`, a checkpoint's file name).
     fn name(&self) -> String;
 
@@ -42,7 +46,7 @@ pub trait AgentSource {
         position: &G,
         simulations: Option<u32>,
         seed: u64,
-    ) -> Result<Box<dyn Agent<G>>, String>;
+    ) -> Result<Box<dyn Agent<G>>, Self::Error>;
 
     /// The turns the agent's search prefers in `position`, with their visit shares, best
     /// first. Sources without a search of their own answer with plain UCT and random playouts.
@@ -51,7 +55,7 @@ pub trait AgentSource {
         position: &G,
         simulations: u32,
         seed: u64,
-    ) -> Result<Vec<(G::Turn, f32)>, String> {
+    ) -> Result<Vec<(G::Turn, f32)>, Self::Error> {
         let config = SearchConfig {
             reuse_tree: false,
             ..SearchConfig::evaluation(
@@ -61,8 +65,7 @@ pub trait AgentSource {
                 },
             )
         };
-        turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed)
-            .map_err(|e| e.to_string())
+        Ok(turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed)?)
     }
 }
 
@@ -92,7 +95,18 @@ impl Baseline {
     }
 }
 
+/// Why a baseline could not play or hint.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error(transparent)]
+    Spec(#[from] AgentSpecError),
+    #[error(transparent)]
+    Search(#[from] SearchError),
+}
+
 impl AgentSource for Baseline {
+    type Error = BaselineError;
+
     fn name(&self) -> String {
         self.spec.clone()
     }
@@ -106,12 +120,12 @@ impl AgentSource for Baseline {
         _position: &G,
         simulations: Option<u32>,
         seed: u64,
-    ) -> Result<Box<dyn Agent<G>>, String> {
+    ) -> Result<Box<dyn Agent<G>>, BaselineError> {
         let spec = match (simulations, self.searches()) {
             (Some(n), true) => format!("rollout:{n}"),
             _ => self.spec.clone(),
         };
-        parse_agent::<G>(&spec, seed).map_err(|e| e.to_string())
+        Ok(parse_agent::<G>(&spec, seed)?)
     }
 }
 
@@ -174,7 +188,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             let agent = self
                 .source
                 .agent::<G>(position, simulations, self.seed)
-                .map_err(ThinkError::Agent)?;
+                .map_err(|error| ThinkError::Agent(Box::new(error)))?;
             self.agent = Some((simulations, agent));
         }
         let (_, agent) = self.agent.as_mut().expect("built above");
@@ -200,7 +214,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
 #[derive(Debug, thiserror::Error)]
 pub enum ThinkError {
     #[error("cannot build the agent: {0}")]
-    Agent(String),
+    Agent(Box<dyn std::error::Error + Send + Sync>),
     #[error(transparent)]
     Choose(#[from] AgentError),
 }

@@ -102,7 +102,7 @@ fn any_input_is_answered_without_a_crash() {
 fn hints_list_legal_turns_with_their_shares() {
     let start = Dvonn::new();
     let source = Baseline::new("rollout:50").unwrap();
-    let hinter: Hinter<'_, Dvonn> = Box::new(move |position: &Dvonn| source.hints(position, 60, 1));
+    let hinter: Hinter<'_, Dvonn> = Box::new(move |position: &Dvonn| source.hints(position, 60, 1).map_err(|e| e.to_string()));
     let (_, output) = run(&start, [Seat::Human, Seat::Human], Some(hinter), "hint\n");
     let lines: Vec<&str> = output.lines().filter(|l| l.ends_with('%')).collect();
     assert_eq!(lines.len(), 5, "{output}");
