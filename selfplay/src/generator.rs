@@ -14,7 +14,7 @@
 //!   positions have accumulated, their game records are appended to `games.jsonl` and synced
 //!   first, then the shard is written atomically. So after a kill the directory holds complete
 //!   shards, and every game in them has its record; records may run ahead (games whose shard
-//!   was never written) and the last line may be cut. [`SelfPlay::run`] on an existing
+//!   was never written) and the last line may be cut. [`Generator::run`] on an existing
 //!   directory therefore takes the games of the complete shards as done, rewrites the records
 //!   file to exactly those games, and plays every other id of `0..games` again. Resuming
 //!   with another seed or other search settings is refused (the records say which were used),
@@ -105,7 +105,7 @@ pub struct LeagueConfig {
     pub share: f32,
     /// The opponents' names as the records show them; a league game draws one of them
     /// uniformly. They are baseline specs (`random`, `greedy`, `rollout:200`) unless
-    /// [`SelfPlay::with_opponents`] builds the agents some other way.
+    /// [`Generator::with_opponents`] builds the agents some other way.
     pub opponents: Vec<String>,
 }
 
@@ -122,7 +122,7 @@ const LEAGUE_SALT: u64 = 0x1EA6_0E5A_17ED_D1CE;
 
 /// Who the network plays in one league game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Pairing {
+pub struct LeagueMatchup {
     /// Index into [`LeagueConfig::opponents`].
     pub opponent: usize,
     /// The opponent's colour.
@@ -133,7 +133,7 @@ pub struct Pairing {
 
 /// Everything a self-play run needs besides the start position and the evaluator.
 #[derive(Clone, Debug)]
-pub struct SelfPlayConfig {
+pub struct GeneratorConfig {
     /// The settings of every search (one per decision).
     pub search: SearchConfig,
     /// Games played at the same time (the evaluator's batch is about this large).
@@ -160,9 +160,9 @@ pub struct SelfPlayConfig {
     pub league: Option<LeagueConfig>,
 }
 
-impl Default for SelfPlayConfig {
+impl Default for GeneratorConfig {
     fn default() -> Self {
-        SelfPlayConfig {
+        GeneratorConfig {
             search: SearchConfig::default(),
             games_in_flight: 64,
             games: 100,
@@ -179,7 +179,7 @@ impl Default for SelfPlayConfig {
     }
 }
 
-impl SelfPlayConfig {
+impl GeneratorConfig {
     fn validate(&self) -> Result<(), SelfPlayError> {
         self.search.validate()?;
         let bad = |field: &'static str, reason: &str| {
@@ -217,7 +217,7 @@ impl SelfPlayConfig {
     }
 
     /// Whom game `id` is played against: `None` for a self-play game.
-    pub fn pairing(&self, id: u64) -> Option<Pairing> {
+    pub fn matchup(&self, id: u64) -> Option<LeagueMatchup> {
         let league = self.league.as_ref()?;
         let mut rng = SplitMix64::new(self.game_seed(id) ^ LEAGUE_SALT);
         if rng.unit_f64() >= league.share as f64 {
@@ -225,14 +225,14 @@ impl SelfPlayConfig {
         }
         let opponent = (rng.next_u64() % league.opponents.len() as u64) as usize;
         let side = if rng.next_u64() & 1 == 0 { Player::One } else { Player::Two };
-        Some(Pairing { opponent, side, seed: rng.next_u64() })
+        Some(LeagueMatchup { opponent, side, seed: rng.next_u64() })
     }
 
     /// The players of game `id` as its record names them, player 1 first.
     pub fn players(&self, id: u64) -> [String; 2] {
         let network = self.checkpoint.clone().unwrap_or_else(|| self.generator.clone());
         let mut players = [network.clone(), network];
-        if let (Some(pairing), Some(league)) = (self.pairing(id), &self.league) {
+        if let (Some(pairing), Some(league)) = (self.matchup(id), &self.league) {
             players[pairing.side.index()] = league.opponents[pairing.opponent].clone();
         }
         players
@@ -261,8 +261,8 @@ pub struct LeagueTally {
 }
 
 /// The network's results against each of `config`'s league opponents (in their order) over
-/// the records in `directory` (complete lines only, as [`SelfPlay::run`] leaves them).
-pub fn league_tally(directory: &Path, config: &SelfPlayConfig) -> Result<Vec<LeagueTally>, SelfPlayError> {
+/// the records in `directory` (complete lines only, as [`Generator::run`] leaves them).
+pub fn league_tally(directory: &Path, config: &GeneratorConfig) -> Result<Vec<LeagueTally>, SelfPlayError> {
     let Some(league) = &config.league else { return Ok(Vec::new()) };
     let mut tally: Vec<LeagueTally> = league
         .opponents
@@ -276,7 +276,7 @@ pub fn league_tally(directory: &Path, config: &SelfPlayConfig) -> Result<Vec<Lea
             path: path.clone(),
             source: io::Error::new(io::ErrorKind::InvalidData, format!("line {}: {e}", number + 1)),
         })?;
-        let Some(pairing) = config.pairing(record.game_id) else { continue };
+        let Some(pairing) = config.matchup(record.game_id) else { continue };
         // `outcome` is player 1's; the network plays the other colour than the opponent.
         let entry = &mut tally[pairing.opponent];
         let network_outcome = if pairing.side == Player::One { -record.outcome } else { record.outcome };
@@ -525,9 +525,9 @@ struct Finished {
 }
 
 /// A self-play run over one output directory.
-pub struct SelfPlay<G: Game> {
+pub struct Generator<G: Game> {
     start: G,
-    config: SelfPlayConfig,
+    config: GeneratorConfig,
     directory: PathBuf,
     info: ShardInfo,
     opponents: Box<OpponentFactory<G>>,
@@ -537,14 +537,14 @@ pub struct SelfPlay<G: Game> {
     observation: Vec<f32>,
 }
 
-impl<G: Game> SelfPlay<G> {
+impl<G: Game> Generator<G> {
     /// A run that starts its games from `start.seeded_start(game seed)` and writes into
     /// `directory` (created if missing).
-    pub fn new(start: G, config: SelfPlayConfig, directory: impl Into<PathBuf>) -> Result<Self, SelfPlayError> {
+    pub fn new(start: G, config: GeneratorConfig, directory: impl Into<PathBuf>) -> Result<Self, SelfPlayError> {
         config.validate()?;
         let info = ShardInfo::for_spec(start.spec(), config.generator.clone());
         let config_opponents = config.league.as_ref().map(|l| l.opponents.clone()).unwrap_or_default();
-        Ok(SelfPlay {
+        Ok(Generator {
             observation: vec![0.0; start.spec().observation_len()],
             start,
             config,
@@ -756,7 +756,7 @@ impl<G: Game> SelfPlay<G> {
             .resign
             .as_ref()
             .is_some_and(|r| rng.unit_f64() < r.disabled_fraction as f64);
-        let opponent = match (self.config.pairing(id), &self.config.league) {
+        let opponent = match (self.config.matchup(id), &self.config.league) {
             (Some(pairing), Some(league)) => {
                 let agent = (self.opponents)(pairing.opponent, pairing.seed).map_err(|message| SelfPlayError::Opponent {
                     game_id: id,
@@ -988,26 +988,26 @@ mod tests {
     #[test]
     fn settings_the_generator_cannot_run_are_refused() {
         let bad = [
-            SelfPlayConfig { games_in_flight: 0, ..SelfPlayConfig::default() },
-            SelfPlayConfig { positions_per_shard: 0, ..SelfPlayConfig::default() },
-            SelfPlayConfig { resign: Some(ResignConfig { threshold: -1.5, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
-            SelfPlayConfig { resign: Some(ResignConfig { consecutive: 0, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
-            SelfPlayConfig { resign: Some(ResignConfig { disabled_fraction: 1.5, ..ResignConfig::default() }), ..SelfPlayConfig::default() },
-            SelfPlayConfig { search: SearchConfig { simulations: 0, ..SearchConfig::default() }, ..SelfPlayConfig::default() },
-            SelfPlayConfig { league: Some(LeagueConfig { share: 1.5, opponents: vec!["random".into()] }), ..SelfPlayConfig::default() },
-            SelfPlayConfig { league: Some(LeagueConfig { share: 0.5, opponents: vec![] }), ..SelfPlayConfig::default() },
+            GeneratorConfig { games_in_flight: 0, ..GeneratorConfig::default() },
+            GeneratorConfig { positions_per_shard: 0, ..GeneratorConfig::default() },
+            GeneratorConfig { resign: Some(ResignConfig { threshold: -1.5, ..ResignConfig::default() }), ..GeneratorConfig::default() },
+            GeneratorConfig { resign: Some(ResignConfig { consecutive: 0, ..ResignConfig::default() }), ..GeneratorConfig::default() },
+            GeneratorConfig { resign: Some(ResignConfig { disabled_fraction: 1.5, ..ResignConfig::default() }), ..GeneratorConfig::default() },
+            GeneratorConfig { search: SearchConfig { simulations: 0, ..SearchConfig::default() }, ..GeneratorConfig::default() },
+            GeneratorConfig { league: Some(LeagueConfig { share: 1.5, opponents: vec!["random".into()] }), ..GeneratorConfig::default() },
+            GeneratorConfig { league: Some(LeagueConfig { share: 0.5, opponents: vec![] }), ..GeneratorConfig::default() },
         ];
         for config in bad {
             assert!(matches!(config.validate(), Err(SelfPlayError::Config(_))), "{config:?}");
         }
-        assert!(SelfPlayConfig { resign: Some(ResignConfig::default()), ..SelfPlayConfig::default() }.validate().is_ok());
+        assert!(GeneratorConfig { resign: Some(ResignConfig::default()), ..GeneratorConfig::default() }.validate().is_ok());
     }
 
     #[test]
     fn game_seeds_differ_between_games_and_runs() {
-        let config = SelfPlayConfig::default();
+        let config = GeneratorConfig::default();
         let seeds: BTreeSet<u64> = (0..1000).map(|id| config.game_seed(id)).collect();
         assert_eq!(seeds.len(), 1000);
-        assert_ne!(config.game_seed(3), SelfPlayConfig { seed: 1, ..SelfPlayConfig::default() }.game_seed(3));
+        assert_ne!(config.game_seed(3), GeneratorConfig { seed: 1, ..GeneratorConfig::default() }.game_seed(3));
     }
 }

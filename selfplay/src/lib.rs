@@ -14,9 +14,9 @@ pub mod samples;
 pub mod shard;
 
 pub use generator::{
-    league_tally, CapRule, GameRecord, LeagueConfig, LeagueTally, OpponentFactory, Pairing, Progress,
-    ProgressReport, ResignConfig, RunSummary, SearchSummary, SelfPlay,
-    SelfPlayConfig, SelfPlayError, Termination, RECORDS_FILE,
+    league_tally, CapRule, GameRecord, LeagueConfig, LeagueTally, OpponentFactory, LeagueMatchup, Progress,
+    ProgressReport, ResignConfig, RunSummary, SearchSummary, Generator,
+    GeneratorConfig, SelfPlayError, Termination, RECORDS_FILE,
 };
 pub use samples::{InconsistentSamples, Samples};
 pub use shard::{read_shard, write_shard, ShardData, ShardError, ShardInfo, ShardWriter, FORMAT_VERSION};

@@ -12,7 +12,7 @@ use gipfzero_games::{Game, Player, Status};
 use gipfzero_mcts::{parse_agent, SearchConfig, UniformEvaluator};
 use gipfzero_selfplay::{
     league_tally, read_shard, CapRule, GameRecord, LeagueConfig, OpponentFactory, ProgressReport, ResignConfig,
-    SelfPlay, SelfPlayConfig, ShardData, Termination, RECORDS_FILE,
+    Generator, GeneratorConfig, ShardData, Termination, RECORDS_FILE,
 };
 
 fn test_dir(name: &str) -> PathBuf {
@@ -21,15 +21,15 @@ fn test_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn config(games: u64, seed: u64) -> SelfPlayConfig {
-    SelfPlayConfig {
+fn config(games: u64, seed: u64) -> GeneratorConfig {
+    GeneratorConfig {
         search: SearchConfig { simulations: 8, ..SearchConfig::default() },
         games_in_flight: 3,
         games,
         positions_per_shard: 150,
         seed,
         generator: NETWORK.into(),
-        ..SelfPlayConfig::default()
+        ..GeneratorConfig::default()
     }
 }
 
@@ -166,7 +166,7 @@ fn lyngk_start(record: &GameRecord) -> Lyngk {
 fn dvonn_run_writes_documented_shards_and_replayable_records() {
     let dir = test_dir("dvonn");
     let mut reports = Vec::new();
-    let summary = SelfPlay::new(Dvonn::new(), config(4, 1), &dir)
+    let summary = Generator::new(Dvonn::new(), config(4, 1), &dir)
         .unwrap()
         .run(&UniformEvaluator, &mut |r: &ProgressReport| reports.push(r.clone()))
         .unwrap();
@@ -183,7 +183,7 @@ fn dvonn_run_writes_documented_shards_and_replayable_records() {
 #[test]
 fn lyngk_run_writes_documented_shards_and_replayable_records() {
     let dir = test_dir("lyngk");
-    SelfPlay::new(Lyngk::from_seed(0), config(3, 2), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    Generator::new(Lyngk::from_seed(0), config(3, 2), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let records = check_output(&dir, 3, lyngk_start);
     let setups: std::collections::BTreeSet<_> = records.values().map(|r| r.setup.clone()).collect();
     assert_eq!(setups.len(), 3, "each game draws its own set-up");
@@ -193,7 +193,7 @@ fn lyngk_run_writes_documented_shards_and_replayable_records() {
 fn zertz_runs_write_documented_shards_and_replayable_records() {
     for variant in [Variant::Standard, Variant::R48, Variant::Blitz] {
         let dir = test_dir(&format!("zertz-{}", variant.name()));
-        SelfPlay::new(Zertz::new(variant), config(3, 3), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        Generator::new(Zertz::new(variant), config(3, 3), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
         let records = check_output(&dir, 3, |_| Zertz::new(variant));
         assert!(records.values().all(|r| r.setup.is_none()));
     }
@@ -203,8 +203,8 @@ fn zertz_runs_write_documented_shards_and_replayable_records() {
 fn same_seed_gives_the_same_games() {
     let run = |name: &str, seed: u64, in_flight: usize| {
         let dir = test_dir(name);
-        let config = SelfPlayConfig { games_in_flight: in_flight, ..config(3, seed) };
-        SelfPlay::new(Lyngk::from_seed(0), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        let config = GeneratorConfig { games_in_flight: in_flight, ..config(3, seed) };
+        Generator::new(Lyngk::from_seed(0), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
         dir
     };
     let (a, b) = (run("seed-a", 5, 3), run("seed-b", 5, 3));
@@ -221,14 +221,14 @@ fn same_seed_gives_the_same_games() {
 #[test]
 fn a_killed_run_resumes_without_duplicates() {
     let reference = test_dir("resume-reference");
-    let config = || SelfPlayConfig { positions_per_shard: 60, ..config(5, 3) };
-    SelfPlay::new(Dvonn::new(), config(), &reference).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let config = || GeneratorConfig { positions_per_shard: 60, ..config(5, 3) };
+    Generator::new(Dvonn::new(), config(), &reference).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let (expected, _) = read_output(&reference);
 
     // What a kill between appending the records of a batch and renaming its shard leaves:
     // records ahead of the shards, a half-written line, a temporary shard.
     let dir = test_dir("resume");
-    SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    Generator::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let (_, shards) = read_output(&dir);
     let last = format!("shard-{:06}.npz", shards.len() - 1);
     let lost: Vec<i64> = shards.last().unwrap().samples.game_id.clone();
@@ -238,7 +238,7 @@ fn a_killed_run_resumes_without_duplicates() {
     records.extend_from_slice(b"{\"game_id\": 4, \"ga");
     fs::write(dir.join(RECORDS_FILE), records).unwrap();
 
-    let summary = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let summary = Generator::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let mut replayed: Vec<i64> = lost.clone();
     replayed.dedup();
     assert_eq!(summary.games_played as usize, replayed.len());
@@ -248,21 +248,21 @@ fn a_killed_run_resumes_without_duplicates() {
     assert_eq!(records, expected, "the resumed run played the same games");
 
     // Resuming a finished run plays nothing.
-    let summary = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let summary = Generator::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     assert_eq!((summary.games_played, summary.games_resumed, summary.shards_written), (0, 5, 0));
     assert_eq!(read_output(&dir).0, expected);
 
     // Another seed would mix games of two runs under one id space.
-    let error = SelfPlay::new(Dvonn::new(), SelfPlayConfig { seed: 4, ..config() }, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let error = Generator::new(Dvonn::new(), GeneratorConfig { seed: 4, ..config() }, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
     assert!(error.to_string().contains("another seed"), "{error}");
-    let other_search = SelfPlayConfig { search: SearchConfig { simulations: 9, ..SearchConfig::default() }, ..config() };
-    let error = SelfPlay::new(Dvonn::new(), other_search, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let other_search = GeneratorConfig { search: SearchConfig { simulations: 9, ..SearchConfig::default() }, ..config() };
+    let error = Generator::new(Dvonn::new(), other_search, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
     assert!(error.to_string().contains("other search settings"), "{error}");
     assert_eq!(read_output(&dir).0, expected, "a refused resume changes nothing");
 
     // A shard whose games have no records cannot be resumed silently.
     fs::write(dir.join(RECORDS_FILE), b"").unwrap();
-    let error = SelfPlay::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let error = Generator::new(Dvonn::new(), config(), &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
     assert!(error.to_string().contains("has no record"), "{error}");
 }
 
@@ -271,11 +271,11 @@ fn resignation_and_false_resignations_are_counted() {
     let dir = test_dir("resign");
     // With a uniform evaluator root values hover around 0: a threshold of 0.5 makes every
     // player resign at its second searched decision, which is always player 1 first.
-    let config = SelfPlayConfig {
+    let config = GeneratorConfig {
         resign: Some(ResignConfig { threshold: 0.5, consecutive: 2, disabled_fraction: 0.5 }),
         ..config(8, 4)
     };
-    let summary = SelfPlay::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+    let summary = Generator::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
     let records = check_output(&dir, 8, |_| Dvonn::new());
     let disabled: Vec<&GameRecord> = records.values().filter(|r| r.resignation_disabled).collect();
     assert!(!disabled.is_empty() && disabled.len() < 8, "about half the games play out");
@@ -300,8 +300,8 @@ fn the_turn_cap_stops_games_and_scores_them_by_the_rule() {
     for (rule, name) in [(CapRule::Draw, "cap-draw"), (CapRule::Score, "cap-score")] {
         let dir = test_dir(name);
         // DVONN: 49 placements, then moves; stop 10 turns into the movement phase.
-        let config = SelfPlayConfig { max_turns: 59, cap_rule: rule, ..config(2, 5) };
-        SelfPlay::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        let config = GeneratorConfig { max_turns: 59, cap_rule: rule, ..config(2, 5) };
+        Generator::new(Dvonn::new(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
         let records = check_output(&dir, 2, |_| Dvonn::new());
         for record in records.values() {
             assert_eq!((record.termination, record.turn_count), (Termination::TurnCap, 59));
@@ -324,11 +324,11 @@ fn opponents(names: &'static [&'static str]) -> Box<OpponentFactory<Zertz>> {
 fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
     const NAMES: &[&str] = &["random", "rollout:4"];
     let league = LeagueConfig { share: 0.5, opponents: NAMES.iter().map(|n| n.to_string()).collect() };
-    let config = SelfPlayConfig { league: Some(league.clone()), ..config(12, 7) };
+    let config = GeneratorConfig { league: Some(league.clone()), ..config(12, 7) };
     let start = Zertz::new(Variant::Standard);
-    let run = |name: &str, config: SelfPlayConfig| {
+    let run = |name: &str, config: GeneratorConfig| {
         let dir = test_dir(name);
-        SelfPlay::new(start.clone(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
+        Generator::new(start.clone(), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap();
         dir
     };
     let dir = run("league", config.clone());
@@ -337,7 +337,7 @@ fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
     let mut seen = std::collections::BTreeSet::new();
     for (&id, record) in &records {
         assert_eq!(record.players, config.players(id));
-        match config.pairing(id) {
+        match config.matchup(id) {
             None => assert_eq!(record.players, [NETWORK, NETWORK]),
             Some(pairing) => {
                 let opponent = &record.players[pairing.side.index()];
@@ -347,14 +347,14 @@ fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
             }
         }
     }
-    let league_games = records.keys().filter(|&&id| config.pairing(id).is_some()).count();
+    let league_games = records.keys().filter(|&&id| config.matchup(id).is_some()).count();
     // The tally counts each league game once, from the network's side.
     let tally = league_tally(&dir, &config).unwrap();
     assert_eq!(tally.iter().map(|t| t.opponent.as_str()).collect::<Vec<_>>(), NAMES);
     for (index, entry) in tally.iter().enumerate() {
         let mut expected = [0; 3];
         for (&id, record) in &records {
-            if let Some(pairing) = config.pairing(id).filter(|p| p.opponent == index) {
+            if let Some(pairing) = config.matchup(id).filter(|p| p.opponent == index) {
                 let network_won = record.outcome == if pairing.side == Player::One { -1 } else { 1 };
                 expected[if network_won { 0 } else if record.outcome == 0 { 1 } else { 2 }] += 1;
             }
@@ -367,16 +367,16 @@ fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
     assert_eq!(seen.iter().map(|(name, _)| name).collect::<std::collections::BTreeSet<_>>().len(), 2, "{seen:?}");
 
     // The pairings and games come from the game seeds: the same with one game in flight.
-    let one_at_a_time = run("league-serial", SelfPlayConfig { games_in_flight: 1, ..config.clone() });
+    let one_at_a_time = run("league-serial", GeneratorConfig { games_in_flight: 1, ..config.clone() });
     assert_eq!(read_output(&one_at_a_time).0, records);
     // Share 0 and 1: no league game, only league games.
-    let none = SelfPlayConfig { league: Some(LeagueConfig { share: 0.0, ..league.clone() }), ..config.clone() };
-    let all = SelfPlayConfig { league: Some(LeagueConfig { share: 1.0, ..league.clone() }), ..config.clone() };
-    assert!((0..12).all(|id| none.pairing(id).is_none() && all.pairing(id).is_some()));
+    let none = GeneratorConfig { league: Some(LeagueConfig { share: 0.0, ..league.clone() }), ..config.clone() };
+    let all = GeneratorConfig { league: Some(LeagueConfig { share: 1.0, ..league.clone() }), ..config.clone() };
+    assert!((0..12).all(|id| none.matchup(id).is_none() && all.matchup(id).is_some()));
 
     // Resuming under another league would give one id two meanings.
-    let other = SelfPlayConfig { league: Some(LeagueConfig { share: 1.0, ..league }), ..config.clone() };
-    let error = SelfPlay::new(start.clone(), other, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let other = GeneratorConfig { league: Some(LeagueConfig { share: 1.0, ..league }), ..config.clone() };
+    let error = Generator::new(start.clone(), other, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
     assert!(error.to_string().contains("league"), "{error}");
     assert_eq!(read_output(&dir).0, records, "a refused resume changes nothing");
 }
@@ -385,9 +385,9 @@ fn league_games_pair_the_drawn_opponents_and_sample_the_network_only() {
 fn a_factory_builds_league_opponents_of_any_name() {
     // Names that are no baseline spec, built by the caller's factory.
     let league = LeagueConfig { share: 1.0, opponents: vec!["sparring partner".into()] };
-    let config = SelfPlayConfig { league: Some(league), ..config(2, 5) };
+    let config = GeneratorConfig { league: Some(league), ..config(2, 5) };
     let dir = test_dir("league-factory");
-    SelfPlay::new(Zertz::new(Variant::Standard), config, &dir)
+    Generator::new(Zertz::new(Variant::Standard), config, &dir)
         .unwrap()
         .with_opponents(opponents(&["rollout:3"]))
         .run(&UniformEvaluator, &mut ())
@@ -399,9 +399,9 @@ fn a_factory_builds_league_opponents_of_any_name() {
 #[test]
 fn an_opponent_that_cannot_be_built_stops_the_run_with_its_name() {
     let league = LeagueConfig { share: 1.0, opponents: vec!["rollout:x".into()] };
-    let config = SelfPlayConfig { league: Some(league), ..config(2, 1) };
+    let config = GeneratorConfig { league: Some(league), ..config(2, 1) };
     let dir = test_dir("league-bad");
-    let error = SelfPlay::new(Zertz::new(Variant::Standard), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
+    let error = Generator::new(Zertz::new(Variant::Standard), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
     let message = error.to_string();
     assert!(message.contains("league opponent rollout:x") && message.contains("simulation count"), "{message}");
     assert!(!dir.join(RECORDS_FILE).exists(), "no game was played");

@@ -13,11 +13,10 @@ use gipfzero_mcts::{
     Evaluator, GumbelConfig, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use gipfzero_model::bench::forward_throughput;
-use gipfzero_model::{
-    checkpoint, DeviceChoice, InferenceServer, NetConfig, Network, NetworkEvaluator, ServerConfig,
-};
+use gipfzero_model::{DeviceChoice, NetConfig, Network};
+use gipfzero_train::agents::ServedNetwork;
 use gipfzero_selfplay::{
-    CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, SelfPlay, SelfPlayConfig,
+    CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, Generator, GeneratorConfig,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -125,12 +124,6 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The generator is the server's only client and sends every step's leaves as one request,
-/// so waiting for other requests would only add latency.
-fn server_config(device: DeviceChoice) -> ServerConfig {
-    ServerConfig { device, max_wait: Duration::ZERO, ..ServerConfig::default() }
-}
-
 fn search_config(simulations: u32, gumbel: bool) -> SearchConfig {
     let mut config = SearchConfig { simulations, ..SearchConfig::default() };
     if gumbel {
@@ -153,11 +146,9 @@ impl GameVisitor for Generate<'_> {
         let mut _server = None;
         let (evaluator, generator): (Box<dyn Evaluator<G>>, String) = match &args.checkpoint {
             Some(name) => {
-                let loaded = checkpoint::load(name, spec, args.device.resolve())
-                    .with_context(|| format!("checkpoint {}", name.display()))?;
-                let server = InferenceServer::spawn(&loaded.network, server_config(args.device))?;
-                let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
-                _server = Some(server);
+                let served = ServedNetwork::load(name, spec, args.device, args.in_flight)?;
+                let evaluator = served.evaluator(0.0, args.seed)?;
+                _server = Some(served);
                 (Box::new(evaluator), format!("checkpoint {}", name.display()))
             }
             None => match args.evaluator {
@@ -165,7 +156,7 @@ impl GameVisitor for Generate<'_> {
                 EvaluatorChoice::Rollout(k) => (Box::new(RolloutEvaluator::new(k, args.seed)), format!("rollout:{k}")),
             },
         };
-        let config = SelfPlayConfig {
+        let config = GeneratorConfig {
             search: search_config(args.simulations, args.gumbel),
             games_in_flight: args.in_flight,
             games: args.games,
@@ -194,7 +185,7 @@ impl GameVisitor for Generate<'_> {
 /// Runs self-play with an indicatif bar (hidden when `quiet`).
 fn generate<G: Game, E: Evaluator<G>>(
     start: G,
-    config: SelfPlayConfig,
+    config: GeneratorConfig,
     out: &Path,
     evaluator: &E,
     quiet: bool,
@@ -215,7 +206,7 @@ fn generate<G: Game, E: Evaluator<G>>(
             report.average_game_length()
         ));
     };
-    let mut selfplay = SelfPlay::new(start, config, out)?;
+    let mut selfplay = Generator::new(start, config, out)?;
     let summary = selfplay.run(evaluator, &mut progress).with_context(|| format!("self-play into {}", out.display()))?;
     bar.finish_and_clear();
     Ok(summary)
@@ -288,15 +279,15 @@ impl GameVisitor for Bench<'_> {
         let spec = start.spec();
         let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::medium() };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
-        let server = InferenceServer::spawn(&network, server_config(args.device))?;
-        let evaluator = NetworkEvaluator::new(server.handle(), spec)?;
+        let served = ServedNetwork::serve(&network, spec, args.device, args.in_flight)?;
+        let evaluator = served.evaluator(0.0, 0)?;
         let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
-        let config = SelfPlayConfig {
+        let config = GeneratorConfig {
             search: search_config(args.simulations, false),
             games_in_flight: args.in_flight,
             games: args.in_flight as u64,
             generator: "bench".into(),
-            ..SelfPlayConfig::default()
+            ..GeneratorConfig::default()
         };
         let summary = generate(start, config, &out, &evaluator, true);
         let _ = std::fs::remove_dir_all(&out);
