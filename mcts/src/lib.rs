@@ -39,7 +39,8 @@
 //! [`SearchPool::run`] with the evaluator, then [`Search::advance`] each one on its result.
 //!
 //! Matches between agents: [`parse_agent`] (`random`, `greedy`, `rollout:<sims>`),
-//! [`MctsAgent`] for a search with any evaluator, and [`play_match`].
+//! [`MctsAgent`] for a search with any evaluator, and [`play_game`] (one refereed game; whole
+//! matches are `gipfzero_train::evaluate::run_match`).
 pub mod agent;
 pub mod arena;
 pub mod config;
@@ -55,7 +56,7 @@ pub use agent::{
     parse_agent, rollout_agent, Agent, AgentError, AgentSpecError, GreedyAgent, MctsAgent,
     RandomAgent, RolloutAgent,
 };
-pub use arena::{play_game, play_match, MatchError, MatchScore, PlayedGame};
+pub use arena::{play_game, MatchError, PlayedGame};
 pub use config::{
     ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig,
     TemperatureStep,

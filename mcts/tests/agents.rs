@@ -1,45 +1,11 @@
-//! Agents, agent specs and the match runner on Nim variants.
+//! Agents, agent specs and refereed games on Nim variants (whole matches: train/tests/evaluate.rs).
 use gipfzero_games::Game;
 use gipfzero_mcts::testing::{best_actions, Nim, NimRules, NimTurn};
 use gipfzero_mcts::{
-    parse_agent, play_game, play_match, rollout_agent, Agent, AgentError, AgentSpecError,
+    parse_agent, play_game, rollout_agent, Agent, AgentError, AgentSpecError,
     GreedyAgent, MctsAgent, RandomAgent, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use proptest::prelude::*;
-
-#[test]
-fn rollout_beats_random() {
-    let mut rollout = rollout_agent::<Nim>(200, 1).unwrap();
-    let mut random = RandomAgent::new(2);
-    let score = play_match(
-        |_| Nim::new(21, NimRules::CLASSIC),
-        &mut rollout,
-        &mut random,
-        20,
-        100,
-    )
-    .unwrap();
-    assert_eq!(score.games(), 20);
-    assert!(score.wins >= 17, "{score:?}");
-}
-
-#[test]
-fn random_against_random_is_even_and_colours_alternate() {
-    // With one stone the first player always wins: each agent wins exactly the games it starts.
-    let mut a = RandomAgent::new(1);
-    let mut b = RandomAgent::new(2);
-    let score = play_match(|_| Nim::new(1, NimRules::CLASSIC), &mut a, &mut b, 6, 10).unwrap();
-    assert_eq!((score.wins, score.draws, score.losses), (3, 0, 3));
-    assert_eq!(score.score(), 0.5);
-}
-
-#[test]
-fn the_turn_limit_counts_as_a_draw() {
-    let mut a = RandomAgent::new(1);
-    let mut b = RandomAgent::new(2);
-    let score = play_match(|_| Nim::new(200, NimRules::CLASSIC), &mut a, &mut b, 2, 3).unwrap();
-    assert_eq!((score.draws, score.unfinished), (2, 2));
-}
 
 #[test]
 fn random_agent_plays_legal_turns_and_is_seeded() {

@@ -113,3 +113,33 @@ fn match_records_replay_to_their_results() {
     }
     assert_eq!(first_agent_score, report.results.score() * 4.0);
 }
+
+#[test]
+fn rollout_beats_random_from_a_fixed_start() {
+    let settings = MatchSettings { games: 20, max_turns: 100, ..MatchSettings::default() };
+    let fixed = |_| Opening::at(Nim::new(21, NimRules::CLASSIC));
+    let report = run_match(fixed, agents("rollout:200", "random"), &settings, |_| {}).unwrap();
+    assert_eq!(report.results.games(), 20);
+    assert!(report.results.wins >= 17, "{report:?}");
+}
+
+#[test]
+fn random_against_random_is_even_and_colours_alternate() {
+    // With one stone the first player always wins: each agent wins exactly the games it starts.
+    let settings = MatchSettings { games: 6, max_turns: 10, ..MatchSettings::default() };
+    let one_stone = |_| Opening::at(Nim::new(1, NimRules::CLASSIC));
+    let report = run_match(one_stone, agents("random", "random"), &settings, |_| {}).unwrap();
+    let results = report.results;
+    assert_eq!((results.wins, results.draws, results.losses), (3, 0, 3));
+    assert_eq!(results.score(), 0.5);
+    assert!(report.games.iter().all(|game| game.first_agent_plays == if game.game % 2 == 0 { 1 } else { 2 }));
+}
+
+#[test]
+fn the_turn_limit_counts_as_a_draw() {
+    let settings = MatchSettings { games: 2, max_turns: 3, ..MatchSettings::default() };
+    let long = |_| Opening::at(Nim::new(200, NimRules::CLASSIC));
+    let report = run_match(long, agents("random", "random"), &settings, |_| {}).unwrap();
+    assert_eq!((report.results.draws, report.unfinished), (2, 2));
+    assert!(report.games.iter().all(|game| game.outcome.is_none() && game.result == "stopped after 3 turns"));
+}
