@@ -1,0 +1,889 @@
+//! The run configuration: one YAML file describes a whole training run.
+//!
+//! Why it looks like this:
+//! - **Every key optional, every default written down.** A config names only what differs
+//!   from [`RunConfig::default`] (the embedded `configs/default.yaml` writes every one of them out;
+//!   the file and the Rust defaults are tested to agree), and the fully resolved config is
+//!   written back into the run directory ([`RunConfig::to_yaml`]), so a run records exactly
+//!   what it ran with even after the defaults change.
+//! - **Mistakes are errors with a place.** Unknown keys (`#[serde(deny_unknown_fields)]`
+//!   everywhere), wrong types and impossible values all fail with `file:line:column: message`.
+//!   serde-saphyr locates the first two itself. Range checks need the whole value (a warm-up
+//!   longer than the schedule, a reuse cap of zero), so they run after parsing, on plain
+//!   structs, and name the offending key by its path (`training.lr.warmup_steps`); the path is
+//!   then looked up in a second, location-only parse of the same text ([`Locator`]). A value
+//!   filled in by default has no place of its own and is reported at its nearest written
+//!   ancestor. One limit: inside the tagged blocks (`training.optimizer` by `kind`,
+//!   `training.lr` by `schedule`) serde buffers the mapping before choosing the variant, so
+//!   a wrong type, unknown or missing key there is reported at the block's key, not the line
+//!   itself (the tag's own value and range checks are located exactly).
+//! - **Search settings mirror [`SearchConfig`]** field by field (same names, same nesting), so
+//!   the search's own validation names the YAML key directly.
+//! - **A run resumes with the meaning it started with.** A key added later takes its default
+//!   when left out, and a default can change; a run directory's saved config, written by an
+//!   older build, must not silently change meaning when a newer one resumes it. The resolved
+//!   config therefore carries `config_version` ([`CONFIG_VERSION`] when written by this
+//!   build). A config of an older format is upgraded to what its keys meant then
+//!   (`RunConfig::upgrade`); where that is ambiguous it is an error that says what to write.
+//!   A user's config without the key is of the current format; a run directory's saved config
+//!   without it ([`RunConfig::load_run`]) was written before versions existed: format 1.
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use gipfzero_mcts::{
+    DirichletNoise, GumbelConfig, MixedEvaluator, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep,
+};
+use gipfzero_model::{DeviceChoice, NetConfig, ThreadSettings};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_saphyr::Spanned;
+use thiserror::Error;
+
+use crate::evaluate::is_even_game_count;
+
+/// The embedded default configuration: ZÈRTZ standard on the CPU, sized to learn visibly in
+/// minutes on a 2-core machine.
+pub const DEFAULT_YAML: &str = include_str!("../../../configs/default.yaml");
+
+/// The format of the configs this build writes (`config_version`).
+///
+/// - 1: written before the key existed (builds up to 2026-11-30). `training.root_value_weight`
+///   did not exist in the first of them (the value learnt the game's result alone), a Gumbel
+///   root ignored the temperature schedule in some of them and scaled its noise by it in
+///   later ones, and odd numbers of match games were rounded up.
+/// - 2: `skip_forced` did not exist (the searches evaluated positions with a single legal
+///   action like any other).
+/// - 3: the embedded default was 40 iterations (the learning rate's cosine over 2,400
+///   steps), evaluations and checkpoints every 5.
+/// - 4: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 4;
+
+/// A whole training run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// The format the config is written in ([`CONFIG_VERSION`] when left out of a config of
+    /// one's own); older ones are upgraded when read.
+    pub config_version: u32,
+    /// `zertz`, `dvonn` or `lyngk`.
+    pub game: String,
+    /// ZÈRTZ board variant (a name `gipfzero_games::zertz::Variant::from_name` accepts; `standard` when left
+    /// out); DVONN and
+    /// LYNGK have none (leave it out or give the game's name). Always set once parsed.
+    pub variant: Option<String>,
+    /// Where checkpoints, shards, metrics and plots go.
+    pub run_dir: PathBuf,
+    /// Master seed: every other stream (self-play games, sampling, augmentation, matches) is
+    /// derived from it, so a run is reproducible on a fixed thread count.
+    pub seed: u64,
+    /// Training iterations (self-play generation → SGD → evaluation).
+    pub iterations: u32,
+    /// `auto`, `cpu`, `cuda` or `cuda:N`.
+    pub device: String,
+    pub threads: ThreadsConfig,
+    /// The network's size: a partial block takes the rest from [`NetConfig::default`]
+    /// (3 blocks × 32 channels).
+    pub network: NetConfig,
+    pub self_play: SelfPlayConfig,
+    pub replay: ReplayConfig,
+    pub training: TrainingConfig,
+    pub evaluation: EvaluationConfig,
+    pub checkpoints: CheckpointConfig,
+}
+
+/// Threads: rayon workers for self-play and matches, libtorch's pools for tensor work.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThreadsConfig {
+    /// rayon worker threads; 0 = one per core.
+    pub workers: usize,
+    /// libtorch intra-op threads. 1 on small machines: rayon already keeps the cores busy
+    /// and OpenMP threads only contend with it (see `gipfzero_model::runtime`).
+    pub intra_op: usize,
+    /// libtorch inter-op threads.
+    pub inter_op: usize,
+}
+
+/// How self-play games are generated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Games per iteration (one generation of samples).
+    pub games_per_iteration: u32,
+    /// Games played at once (one search tree each), batched through one inference server.
+    pub parallel_games: u32,
+    /// Games still running after this many turns stop and are scored as draws. (Runs
+    /// configured before the key was renamed wrote it `max_actions`; it always counted turns.)
+    #[serde(alias = "max_actions")]
+    pub max_turns: u32,
+    pub search: SearchSettings,
+    /// A share of the games played against fixed opponents instead of the network itself
+    /// (see [`LeagueSettings`]); `null`: pure self-play.
+    pub league: Option<LeagueSettings>,
+}
+
+/// League self-play: `share` of each generation's games pit the network against one of
+/// `opponents` (drawn per game, colour drawn too); only the network's decisions become
+/// samples. Pure self-play drifts (the network beats its earlier selves while it gets weaker
+/// against other players, docs/RESULTS.md); games against fixed players put their positions
+/// in the data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueSettings {
+    /// Fraction of the games, in [0, 1].
+    pub share: f32,
+    /// `random`, `greedy` or `rollout:N` (the baselines; they play as in evaluation).
+    pub opponents: Vec<Opponent>,
+}
+
+/// The search, field by field as [`SearchConfig`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchSettings {
+    pub simulations: u32,
+    /// `puct`, `gumbel` or `ucb1`; the block of the same name holds its settings.
+    pub root_policy: RootPolicyName,
+    pub gumbel: GumbelSettings,
+    pub ucb1: Ucb1Settings,
+    pub c_puct: f32,
+    pub c_base: f32,
+    pub fpu_reduction: f32,
+    pub root_fpu_reduction: f32,
+    /// PUCT root noise; `null` for none.
+    pub dirichlet: Option<DirichletSettings>,
+    /// `[{from_move, temperature}, …]`: PUCT samples the played action from the visits at
+    /// this temperature; a Gumbel root scales its Gumbel noise by it (0: no noise).
+    pub temperature: Vec<TemperatureSettings>,
+    /// Playout-cap randomisation; `null` for none.
+    pub playout_cap: Option<PlayoutCapSettings>,
+    pub reuse_tree: bool,
+    pub leaves_per_tree: u32,
+    pub virtual_loss: f32,
+    /// Walk through positions with a single legal action instead of evaluating them
+    /// (`SearchConfig::skip_forced`). Default true; false in configs of format 2 and older.
+    pub skip_forced: bool,
+    /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the network's value v blended
+    /// with the outcome z of one random playout from the leaf (AlphaGo's λ; see
+    /// `gipfzero_mcts::MixedEvaluator`). 0, the default, is the network alone.
+    pub rollout_mix: f32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootPolicyName {
+    Puct,
+    Gumbel,
+    Ucb1,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GumbelSettings {
+    pub max_considered: u32,
+    pub c_visit: f32,
+    pub c_scale: f32,
+    pub rescale_values: bool,
+    /// Gumbel noise at the root; evaluation searches switch it off whatever is written here.
+    pub noise: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ucb1Settings {
+    pub exploration: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirichletSettings {
+    pub alpha_scale: f32,
+    pub epsilon: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemperatureSettings {
+    pub from_move: u32,
+    pub temperature: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayoutCapSettings {
+    pub full_probability: f32,
+    pub cheap_simulations: u32,
+}
+
+/// The replay window: which recent samples SGD draws from (see [`crate::replay`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplayConfig {
+    /// Keep at most this many positions (oldest generations dropped first); 0 = no bound.
+    pub max_positions: usize,
+    /// Keep at most this many most recent generations; 0 = no bound.
+    pub max_generations: u32,
+    /// Draw each sample at most this many times; used-up samples leave the window.
+    pub max_reuse: u32,
+    /// Train only once the window holds this many positions.
+    pub min_positions: usize,
+    /// Train only on positions searched with the full budget (playout cap).
+    pub full_search_only: bool,
+}
+
+/// SGD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainingConfig {
+    pub batch_size: usize,
+    pub steps_per_iteration: u32,
+    /// Random board symmetry per sample.
+    pub augment: bool,
+    /// Weight of the value loss against the policy loss.
+    pub value_loss_weight: f32,
+    /// The value target is `(1 − w)·outcome + w·root_value`: w = 0 is AlphaZero's target (the
+    /// game's result), w > 0 blends in the search's own estimate of the position, which is
+    /// less noisy when self-play games are short of simulations and long on randomness.
+    pub root_value_weight: f32,
+    pub optimizer: OptimizerConfig,
+    pub lr: LrSchedule,
+}
+
+/// The optimiser; weight decay is decoupled for Adam (AdamW) and L2-coupled for SGD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "lowercase")]
+pub enum OptimizerConfig {
+    Adam {
+        #[serde(default = "defaults::beta1")]
+        beta1: f64,
+        #[serde(default = "defaults::beta2")]
+        beta2: f64,
+        #[serde(default = "defaults::eps")]
+        eps: f64,
+        #[serde(default = "defaults::weight_decay")]
+        weight_decay: f64,
+    },
+    Sgd {
+        #[serde(default = "defaults::momentum")]
+        momentum: f64,
+        #[serde(default)]
+        nesterov: bool,
+        #[serde(default = "defaults::weight_decay")]
+        weight_decay: f64,
+    },
+}
+
+/// The learning rate by training step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, tag = "schedule", rename_all = "lowercase")]
+pub enum LrSchedule {
+    Constant {
+        base: f64,
+    },
+    /// `base · gamma^k`, k = number of milestones passed.
+    Step {
+        base: f64,
+        milestones: Vec<u64>,
+        #[serde(default = "defaults::gamma")]
+        gamma: f64,
+    },
+    /// Linear warm-up from 0 to `base` over `warmup_steps`, then a half cosine down to `min`
+    /// at `total_steps` (and `min` after).
+    Cosine {
+        base: f64,
+        #[serde(default)]
+        warmup_steps: u64,
+        total_steps: u64,
+        #[serde(default)]
+        min: f64,
+    },
+}
+
+/// Evaluation matches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvaluationConfig {
+    /// Evaluate every this many iterations; 0 = never.
+    pub every: u32,
+    /// Games per opponent (rounded up to an even number: colour-swapped pairs).
+    pub games: u32,
+    /// Games longer than this many turns count as draws.
+    pub max_turns: usize,
+    /// Games played at once, each on its own thread; the network's leaves of all of them go
+    /// through one inference server, so its batches grow with this. The games mostly wait on
+    /// the network, so more games than cores pays (16 games used 2.2 times less CPU than 2
+    /// for the same 20-game match on 2 cores, docs/PERFORMANCE.md). Results do not depend on
+    /// it beyond the last bits of batched arithmetic.
+    pub parallel_games: u32,
+    /// The network's search in evaluation games (noise is switched off).
+    pub search: SearchSettings,
+    /// `random`, `greedy`, `rollout:N`, `previous` (the last checkpoint), `best` (the gated
+    /// champion; the previous network when gating is off), or `checkpoint:PATH`.
+    pub opponents: Vec<Opponent>,
+    /// Gating: the new network replaces the champion (`best`) only if it scores at least
+    /// `threshold` against it; `null` = always accept.
+    pub gating: Option<GatingConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatingConfig {
+    /// Against `best`: the minimum score (wins + draws/2 over games) against the champion,
+    /// in (0, 1]. Against a baseline: the new network must score at least `threshold − 0.5`
+    /// more than the champion (0.5: at least as much).
+    pub threshold: f64,
+    /// Games of the gating match; defaults to `evaluation.games`.
+    #[serde(default)]
+    pub games: Option<u32>,
+    /// Whom the new network is measured against: `best` (the champion, AlphaGo Zero's
+    /// gating), or a baseline (`random`, `greedy`, `rollout:N`) that the champion plays too,
+    /// over the same openings and baseline seeds. Self-play improves a network against
+    /// itself, which need not make it stronger against anyone else (docs/RESULTS.md measured
+    /// the drift on ZÈRTZ); a fixed yardstick keeps the champion that is.
+    #[serde(default = "defaults::gating_against")]
+    pub against: Opponent,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CheckpointConfig {
+    /// Write a numbered checkpoint every this many iterations (the latest is always kept).
+    pub every: u32,
+    /// Numbered checkpoints kept; 0 = all.
+    pub keep: u32,
+}
+
+/// An evaluation opponent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    Random,
+    Greedy,
+    Rollout(u32),
+    Previous,
+    Best,
+    Checkpoint(PathBuf),
+}
+
+/// The most simulations a `rollout:N` opponent takes (as `gipfzero_mcts::parse_agent`).
+const MAX_ROLLOUT_SIMULATIONS: u32 = gipfzero_mcts::agent::MAX_ROLLOUT_SIMULATIONS;
+
+impl FromStr for Opponent {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "random" => return Ok(Opponent::Random),
+            "greedy" => return Ok(Opponent::Greedy),
+            "previous" => return Ok(Opponent::Previous),
+            "best" => return Ok(Opponent::Best),
+            _ => {}
+        }
+        if let Some(count) = text.strip_prefix("rollout:") {
+            return match count.parse::<u32>() {
+                Ok(n) if (1..=MAX_ROLLOUT_SIMULATIONS).contains(&n) => Ok(Opponent::Rollout(n)),
+                _ => Err(format!(
+                    "bad simulation count in \"{text}\": expected a whole number from 1 to {MAX_ROLLOUT_SIMULATIONS}"
+                )),
+            };
+        }
+        if let Some(path) = text.strip_prefix("checkpoint:") {
+            if !path.is_empty() {
+                return Ok(Opponent::Checkpoint(PathBuf::from(path)));
+            }
+        }
+        Err(format!(
+            "unknown opponent \"{text}\": expected random, greedy, rollout:N, previous, best or checkpoint:PATH"
+        ))
+    }
+}
+
+impl Opponent {
+    /// A fixed player (`random`, `greedy`, `rollout:N`), as opposed to a network; its
+    /// [`Display`](fmt::Display) text is the agent spec `gipfzero_mcts::parse_agent` reads.
+    pub fn is_baseline(&self) -> bool {
+        matches!(self, Opponent::Random | Opponent::Greedy | Opponent::Rollout(_))
+    }
+}
+
+impl fmt::Display for Opponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Opponent::Random => f.write_str("random"),
+            Opponent::Greedy => f.write_str("greedy"),
+            Opponent::Rollout(n) => write!(f, "rollout:{n}"),
+            Opponent::Previous => f.write_str("previous"),
+            Opponent::Best => f.write_str("best"),
+            Opponent::Checkpoint(path) => write!(f, "checkpoint:{}", path.display()),
+        }
+    }
+}
+
+impl Serialize for Opponent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Opponent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Parsed while deserialising so that serde-saphyr reports the string's own location.
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(de::Error::custom)
+    }
+}
+
+mod defaults {
+    pub fn gating_against() -> super::Opponent {
+        super::Opponent::Best
+    }
+    pub fn beta1() -> f64 {
+        0.9
+    }
+    pub fn beta2() -> f64 {
+        0.999
+    }
+    pub fn eps() -> f64 {
+        1e-8
+    }
+    pub fn weight_decay() -> f64 {
+        1e-4
+    }
+    pub fn momentum() -> f64 {
+        0.9
+    }
+    pub fn gamma() -> f64 {
+        0.1
+    }
+}
+
+impl Default for RunConfig {
+    /// The values of `configs/default.yaml` once parsed (a test keeps the two equal); the
+    /// variant is filled in by parsing, from the game.
+    fn default() -> Self {
+        RunConfig {
+            config_version: CONFIG_VERSION,
+            game: "zertz".into(),
+            variant: None,
+            run_dir: PathBuf::from("data/runs/default"),
+            seed: 1,
+            iterations: 120,
+            device: "cpu".into(),
+            threads: ThreadsConfig::default(),
+            network: NetConfig::default(),
+            self_play: SelfPlayConfig::default(),
+            replay: ReplayConfig::default(),
+            training: TrainingConfig::default(),
+            evaluation: EvaluationConfig::default(),
+            checkpoints: CheckpointConfig::default(),
+        }
+    }
+}
+
+impl Default for ThreadsConfig {
+    fn default() -> Self {
+        ThreadsConfig {
+            workers: 0,
+            intra_op: 1,
+            inter_op: 1,
+        }
+    }
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_iteration: 32,
+            parallel_games: 16,
+            max_turns: 400,
+            search: SearchSettings::self_play(24),
+            league: None,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// Gumbel root search with `simulations`: the paper's choice for small budgets, where
+    /// PUCT with Dirichlet noise learns little (Danihelka et al. 2022).
+    pub fn self_play(simulations: u32) -> Self {
+        let base = SearchConfig::default();
+        let gumbel = GumbelConfig {
+            max_considered: 8,
+            ..GumbelConfig::default()
+        };
+        SearchSettings {
+            simulations,
+            root_policy: RootPolicyName::Gumbel,
+            gumbel: GumbelSettings {
+                max_considered: gumbel.max_considered,
+                c_visit: gumbel.c_visit,
+                c_scale: gumbel.c_scale,
+                rescale_values: gumbel.rescale_values,
+                noise: gumbel.noise,
+            },
+            ucb1: Ucb1Settings {
+                exploration: std::f32::consts::SQRT_2,
+            },
+            c_puct: base.c_puct,
+            c_base: base.c_base,
+            fpu_reduction: base.fpu_reduction,
+            root_fpu_reduction: base.root_fpu_reduction,
+            dirichlet: base.dirichlet.map(|d| DirichletSettings {
+                alpha_scale: d.alpha_scale,
+                epsilon: d.epsilon,
+            }),
+            // The Gumbel noise at every move: cooling it to none after 30 actions (the
+            // schedule PUCT's visit sampling wants) scored 18–1–21 head to head after an hour
+            // of ZÈRTZ training (docs/RESULTS.md), so the default keeps it.
+            temperature: vec![TemperatureSettings {
+                from_move: 0,
+                temperature: 1.0,
+            }],
+            playout_cap: None,
+            reuse_tree: base.reuse_tree,
+            leaves_per_tree: base.leaves_per_tree,
+            virtual_loss: base.virtual_loss,
+            skip_forced: base.skip_forced,
+            rollout_mix: 0.0,
+        }
+    }
+
+    /// The search these settings describe.
+    pub fn to_search_config(&self) -> SearchConfig {
+        let root_policy = match self.root_policy {
+            RootPolicyName::Puct => RootPolicy::Puct,
+            RootPolicyName::Gumbel => RootPolicy::Gumbel(GumbelConfig {
+                max_considered: self.gumbel.max_considered,
+                c_visit: self.gumbel.c_visit,
+                c_scale: self.gumbel.c_scale,
+                rescale_values: self.gumbel.rescale_values,
+                noise: self.gumbel.noise,
+            }),
+            RootPolicyName::Ucb1 => RootPolicy::Ucb1 {
+                exploration: self.ucb1.exploration,
+            },
+        };
+        SearchConfig {
+            simulations: self.simulations,
+            root_policy,
+            c_puct: self.c_puct,
+            c_base: self.c_base,
+            fpu_reduction: self.fpu_reduction,
+            root_fpu_reduction: self.root_fpu_reduction,
+            dirichlet: self.dirichlet.as_ref().map(|d| DirichletNoise {
+                alpha_scale: d.alpha_scale,
+                epsilon: d.epsilon,
+            }),
+            temperature: self
+                .temperature
+                .iter()
+                .map(|t| TemperatureStep {
+                    from_move: t.from_move,
+                    temperature: t.temperature,
+                })
+                .collect(),
+            playout_cap: self.playout_cap.as_ref().map(|p| PlayoutCap {
+                full_probability: p.full_probability,
+                cheap_simulations: p.cheap_simulations,
+            }),
+            reuse_tree: self.reuse_tree,
+            leaves_per_tree: self.leaves_per_tree,
+            virtual_loss: self.virtual_loss,
+            skip_forced: self.skip_forced,
+        }
+    }
+
+    /// The search of evaluation games: the same settings without noise, always the best
+    /// action ([`SearchConfig::evaluation`]).
+    pub fn to_evaluation_search_config(&self) -> SearchConfig {
+        let search = self.to_search_config();
+        SearchConfig {
+            c_puct: search.c_puct,
+            c_base: search.c_base,
+            fpu_reduction: search.fpu_reduction,
+            root_fpu_reduction: search.root_fpu_reduction,
+            reuse_tree: search.reuse_tree,
+            leaves_per_tree: search.leaves_per_tree,
+            virtual_loss: search.virtual_loss,
+            skip_forced: search.skip_forced,
+            ..SearchConfig::evaluation(search.simulations, search.root_policy)
+        }
+    }
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings::self_play(24)
+    }
+}
+
+impl Default for GumbelSettings {
+    fn default() -> Self {
+        let g = GumbelConfig::default();
+        GumbelSettings {
+            max_considered: g.max_considered,
+            c_visit: g.c_visit,
+            c_scale: g.c_scale,
+            rescale_values: g.rescale_values,
+            noise: g.noise,
+        }
+    }
+}
+
+impl Default for Ucb1Settings {
+    fn default() -> Self {
+        Ucb1Settings {
+            exploration: std::f32::consts::SQRT_2,
+        }
+    }
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            max_positions: 40_000,
+            max_generations: 8,
+            max_reuse: 8,
+            min_positions: 2_000,
+            full_search_only: true,
+        }
+    }
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        TrainingConfig {
+            batch_size: 128,
+            steps_per_iteration: 60,
+            augment: true,
+            value_loss_weight: 1.0,
+            root_value_weight: 0.5,
+            optimizer: OptimizerConfig::default(),
+            lr: LrSchedule::default(),
+        }
+    }
+}
+
+impl Default for OptimizerConfig {
+    fn default() -> Self {
+        OptimizerConfig::Adam {
+            beta1: defaults::beta1(),
+            beta2: defaults::beta2(),
+            eps: defaults::eps(),
+            weight_decay: defaults::weight_decay(),
+        }
+    }
+}
+
+impl Default for LrSchedule {
+    fn default() -> Self {
+        LrSchedule::Cosine {
+            base: 2e-3,
+            warmup_steps: 100,
+            total_steps: 7_200,
+            min: 1e-4,
+        }
+    }
+}
+
+impl LrSchedule {
+    /// The learning rate of step `step` (0-based).
+    pub fn at(&self, step: u64) -> f64 {
+        match *self {
+            LrSchedule::Constant { base } => base,
+            LrSchedule::Step {
+                base,
+                ref milestones,
+                gamma,
+            } => {
+                let passed = milestones.iter().filter(|&&m| step >= m).count();
+                base * gamma.powi(passed as i32)
+            }
+            LrSchedule::Cosine {
+                base,
+                warmup_steps,
+                total_steps,
+                min,
+            } => {
+                if step < warmup_steps {
+                    base * (step + 1) as f64 / warmup_steps as f64
+                } else if step >= total_steps {
+                    min
+                } else {
+                    let span = (total_steps - warmup_steps).max(1) as f64;
+                    let progress = (step - warmup_steps) as f64 / span;
+                    min + 0.5 * (base - min) * (1.0 + (std::f64::consts::PI * progress).cos())
+                }
+            }
+        }
+    }
+}
+
+impl Default for EvaluationConfig {
+    fn default() -> Self {
+        EvaluationConfig {
+            every: 10,
+            games: 20,
+            max_turns: 400,
+            parallel_games: 16,
+            search: SearchSettings::self_play(24),
+            opponents: vec![Opponent::Random, Opponent::Rollout(200), Opponent::Previous],
+            gating: None,
+        }
+    }
+}
+
+impl Default for CheckpointConfig {
+    fn default() -> Self {
+        CheckpointConfig { every: 10, keep: 0 }
+    }
+}
+
+impl RunConfig {
+    /// The device to run on.
+    pub fn device_choice(&self) -> DeviceChoice {
+        self.device.parse().expect("validated")
+    }
+
+    /// libtorch's thread settings.
+    pub fn thread_settings(&self) -> ThreadSettings {
+        ThreadSettings {
+            intra_op: self.threads.intra_op,
+            inter_op: self.threads.inter_op,
+        }
+    }
+
+    /// The variant name as the games take it (`standard`, `48`, …; the game's name for DVONN
+    /// and LYNGK).
+    pub fn variant_name(&self) -> &str {
+        match &self.variant {
+            Some(variant) => variant,
+            None if self.game == "zertz" => "standard",
+            None => &self.game,
+        }
+    }
+
+    /// Parses, upgrades and validates a config of one's own; `file` names it in error
+    /// messages. Without `config_version` it is of the current format.
+    pub fn from_yaml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::parse(text, file, CONFIG_VERSION)
+    }
+
+    /// Parses, upgrades and validates a run directory's saved config: without
+    /// `config_version` it was written before versions existed (format 1).
+    pub fn from_run_yaml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::parse(text, file, 1)
+    }
+
+    /// `unversioned` is the format of a text that does not say its own.
+    fn parse(text: &str, file: &str, unversioned: u32) -> Result<RunConfig, ConfigError> {
+        let options = serde_saphyr::options! { with_snippet: false };
+        let mut config: RunConfig =
+            serde_saphyr::from_str_with_options(text, options).map_err(|error| {
+                let (line, column) = error.location().map_or((0, 0), |l| (l.line(), l.column()));
+                let rendered = error.to_string();
+                // The plain rendering ends in " at line L, column C"; the location goes first.
+                let suffix = format!(" at line {line}, column {column}");
+                let message = rendered
+                    .strip_suffix(&suffix)
+                    .unwrap_or(&rendered)
+                    .to_string();
+                ConfigError::Parse {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    message,
+                }
+            })?;
+        let locator = Locator::new(text);
+        if !locator.contains("config_version") {
+            config.config_version = unversioned;
+        }
+        let checked = config.upgrade(&locator).and_then(|()| config.validate());
+        checked.map_err(|invalid| {
+            let (line, column) = locator.find(&invalid.path);
+            ConfigError::Invalid {
+                file: file.to_string(),
+                line,
+                column,
+                path: invalid.path,
+                message: invalid.message,
+            }
+        })?;
+        config.variant = Some(config.variant_name().to_string());
+        Ok(config)
+    }
+
+    /// Reads, parses and validates a config file.
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        RunConfig::read(path, RunConfig::from_yaml)
+    }
+
+    /// Reads a run directory's saved config (see [`RunConfig::from_run_yaml`]).
+    pub fn load_run(path: &Path) -> Result<RunConfig, ConfigError> {
+        RunConfig::read(path, RunConfig::from_run_yaml)
+    }
+
+    fn read(
+        path: &Path,
+        parse: fn(&str, &str) -> Result<RunConfig, ConfigError>,
+    ) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        parse(&text, &path.display().to_string())
+    }
+
+    /// The embedded default config.
+    pub fn embedded_default() -> RunConfig {
+        RunConfig::from_yaml(DEFAULT_YAML, "configs/default.yaml")
+            .expect("the embedded default config is valid (tested)")
+    }
+
+    /// The fully resolved config as YAML (every default written out).
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(self).expect("a run config always serialises")
+    }
+
+    /// A short hash of the resolved config (FNV-1a of its YAML), for checkpoints' sidecars.
+    pub fn hash(&self) -> String {
+        format!(
+            "{:016x}",
+            gipfzero_model::checkpoint::fnv1a64(self.to_yaml().as_bytes())
+        )
+    }
+}
+
+/// Why a config could not be used. Every variant but `Read` carries `file:line:column`.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: {message}")]
+    Parse {
+        file: String,
+        line: u64,
+        column: u64,
+        message: String,
+    },
+    #[error("{file}:{line}:{column}: {path}: {message}")]
+    Invalid {
+        file: String,
+        line: u64,
+        column: u64,
+        path: String,
+        message: String,
+    },
+}
+
+mod locate;
+mod upgrade;
+mod validate;
+#[cfg(test)]
+mod tests;
+
+pub use locate::Locator;
+pub use validate::Invalid;
