@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
-mod training;
 
 /// Self-play reinforcement learning for the GIPF-project games ZÈRTZ, DVONN and LYNGK.
 #[derive(Parser, Debug)]

@@ -146,3 +146,22 @@ fn bad_options_are_refused_with_a_message() {
     let output = gipfzero(&["rules", "moves", "chess"]);
     assert_ne!(output.status.code(), Some(0));
 }
+
+#[test]
+fn exit_codes_tell_a_bad_config_from_a_bad_checkpoint() {
+    let dir = std::env::temp_dir().join(format!("gipfzero-cli-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("bad.yaml");
+    std::fs::write(&config, "game: dvonn\nself_play:\n  games_per_iteration: 4\n  no_such_key: 1\n").unwrap();
+    let output = gipfzero(&["train", config.to_str().unwrap(), "--print-config"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(stderr(&output).contains("bad.yaml:4:"), "the error is located: {}", stderr(&output));
+
+    let missing = dir.join("missing");
+    let agent = format!("checkpoint:{}", missing.display());
+    let output = gipfzero(&["evaluate", "dvonn", &agent, "random", "--games", "2", "--quiet"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains(&format!("agent \"{agent}\": checkpoint {}", missing.display())), "the chain names the agent and the file: {text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

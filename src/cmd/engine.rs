@@ -8,7 +8,7 @@ use clap::Args;
 use gipfzero_play::codecup::{run_codecup, CODECUP_GAME_TIME};
 use gipfzero_play::engine::run_engine;
 
-use super::agents::AgentChoice;
+use gipfzero_train::agents::AgentChoice;
 
 #[derive(Args, Debug)]
 pub struct EngineArgs {

@@ -6,7 +6,7 @@ use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_play::AgentSource;
 
-use crate::cmd::agents::{AgentChoice, AgentFactory, CheckpointSearch};
+use gipfzero_train::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
 use gipfzero_train::run::{read_metrics, write_json_lines, CheckpointRating, EvaluationMetrics, RunDir};
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
@@ -241,7 +241,6 @@ impl GameVisitor for CheckAgents<'_> {
             // Builds the agent once: a checkpoint is loaded and checked against the game.
             choice
                 .agent(&start, None, 0)
-                .map_err(anyhow::Error::msg)
                 .with_context(|| format!("agent {spec:?}"))?;
         }
         Ok(())
@@ -271,7 +270,6 @@ impl GameVisitor for Match<'_> {
                 &start,
                 CheckpointSearch { simulations: args.simulations, gumbel: args.gumbel, rollout_mix: args.rollout_mix },
             )
-                .map_err(anyhow::Error::msg)
                 .with_context(|| format!("agent {spec:?}"))
         };
         let (first, second) = (factory(self.first)?, factory(self.second)?);

@@ -7,7 +7,7 @@ use gipfzero_games::Game;
 use gipfzero_play::terminal::{self, Hinter, Options, Seat};
 use gipfzero_play::{AgentSource, Baseline};
 
-use super::agents::AgentChoice;
+use gipfzero_train::agents::AgentChoice;
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
@@ -76,7 +76,7 @@ impl GameVisitor for Play<'_> {
                 Some(source) => Seat::Agent(
                     source
                         .agent(&start, None, seed.wrapping_add(i as u64))
-                        .map_err(anyhow::Error::msg)?,
+                        ?,
                 ),
             });
         }
@@ -94,7 +94,7 @@ impl GameVisitor for Play<'_> {
             });
         let simulations = self.args.hint_simulations;
         let hinter: Hinter<'_, G> =
-            Box::new(move |position: &G| hint_source.hints(position, simulations, seed));
+            Box::new(move |position: &G| hint_source.hints(position, simulations, seed).map_err(|e| e.to_string()));
         let options = Options {
             max_turns: self.args.max_turns,
             show_board: !self.args.no_board,

@@ -10,7 +10,7 @@ use gipfzero_games::registry::{AnyGame, GameSetting};
 use gipfzero_games::render::{render_html, render_svg, Drawable};
 use gipfzero_play::AgentSource;
 
-use super::agents::AgentChoice;
+use gipfzero_train::agents::AgentChoice;
 use super::rules::{located, read_record, PositionArgs};
 
 #[derive(Args, Debug)]
@@ -79,7 +79,7 @@ fn draw<G: Drawable>(args: &RenderArgs, start: G) -> anyhow::Result<String> {
             let seed = args.position.seed.unwrap_or(0);
             source
                 .hints(&game.position, args.overlay_simulations, seed)
-                .map_err(anyhow::Error::msg)?
+                ?
         }
     };
     Ok(render_svg(&game.position, &overlay))

@@ -6,14 +6,12 @@
 //! again with the same config (and `run_dir`) does the same. Only `iterations` may change
 //! between the two, which extends the run.
 //!
-//! The loop itself is `gipfzero_train::pipeline::run`; this module picks the game, the
-//! threads and the self-play and evaluation implementations (from `gipfzero-selfplay`).
+//! The run itself is one library call, [`gipfzero_train::train`]; this module maps the
+//! arguments onto the config and prints a line per iteration.
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
-use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
-use gipfzero_games::Game;
+use gipfzero_games::registry::GameName;
 use gipfzero_train::config::RunConfig;
 use gipfzero_train::run::{IterationMetrics, RunDir};
 
@@ -63,42 +61,18 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         print!("{}", config.to_yaml());
         return Ok(());
     }
-    // The inter-op pool was sized at start-up (libtorch refuses to resize it); the intra-op
-    // pool follows the config. Self-play and matches run on a pool of the config's size.
-    tch::set_num_threads(config.threads.intra_op as i32);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads.workers)
-        .build()
-        .context("cannot start the worker threads")?;
     let game: GameName = config.game.parse()?;
-    let variant = (game == GameName::Zertz).then(|| config.variant_name().to_string());
-    let setting = GameSetting { game, variant, setup: None, seed: None };
-    let start = setting.start()?;
+    let variant = (game == GameName::Zertz).then(|| config.variant_name());
     eprintln!(
         "training {}{} in {} ({} iterations, device {})",
         config.game,
-        setting.variant.as_ref().map_or_else(String::new, |variant| format!(" {variant}")),
+        variant.map_or_else(String::new, |variant| format!(" {variant}")),
         config.run_dir.display(),
         config.iterations,
         config.device
     );
-    pool.install(|| start.visit(Train { config: &config }))
-}
-
-struct Train<'a> {
-    config: &'a RunConfig,
-}
-
-impl GameVisitor for Train<'_> {
-    type Output = anyhow::Result<()>;
-    fn visit<G: Game>(self, start: G) -> Self::Output {
-        let mut self_play = crate::training::ShardSelfPlay::new(start.clone(), self.config)
-            .map_err(anyhow::Error::msg)?;
-        let mut arena = crate::training::NetworkArena::new(start.clone(), self.config)
-            .map_err(anyhow::Error::msg)?;
-        gipfzero_train::pipeline::run(self.config, &start, &mut self_play, &mut arena, report)?;
-        Ok(())
-    }
+    gipfzero_train::train(&config, report)?;
+    Ok(())
 }
 
 /// One line per iteration on stderr.

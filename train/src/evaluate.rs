@@ -5,12 +5,22 @@
 //!
 //! Games come in pairs that share a start position (for LYNGK, the same set-up) with the
 //! colours swapped, so neither agent profits from a lucky set-up or from moving first.
+//!
+//! [`run_match`] is the one match runner of the workspace (`gipfzero evaluate`, the training
+//! loop's evaluations and gating, the tests); [`NetworkArena`] is the loop's [`Arena`]: the
+//! network being trained against baselines or other networks, its agents built by the one
+//! factory ([`crate::agents::ServedNetwork`]).
 use gipfzero_games::record::{random_game, turn_texts};
 use gipfzero_games::{Game, Outcome, Player};
-use gipfzero_mcts::{play_game, Agent, MatchError};
+use gipfzero_mcts::{parse_agent, play_game, Agent, MatchError, SearchConfig};
+use gipfzero_model::Network;
 use rayon::prelude::*;
 use serde::Serialize;
+use thiserror::Error;
 
+use crate::agents::{AgentsError, ServedNetwork};
+use crate::config::{Opponent, RunConfig};
+use crate::pipeline::Arena;
 use crate::stats::{EloEstimate, MatchResults, Sprt, SprtDecision};
 
 /// How a match is played.
@@ -192,4 +202,102 @@ where
         }
     }
     Ok(MatchReport { results, unfinished, elo: results.elo(settings.confidence), sprt: decision, games })
+}
+
+/// Random turns opening each pair of evaluation games (see [`opening`]).
+const OPENING_TURNS: usize = 2;
+
+/// Why an evaluation match of the training loop could not be played.
+#[derive(Debug, Error)]
+pub enum ArenaError {
+    #[error("cannot start the evaluation threads")]
+    Threads(#[source] rayon::ThreadPoolBuildError),
+    #[error(transparent)]
+    Agents(#[from] AgentsError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("no network given for opponent {0}")]
+    MissingNetwork(String),
+}
+
+/// Evaluation matches of the network with the run's evaluation search.
+pub struct NetworkArena<G: Game> {
+    start: G,
+    config: RunConfig,
+}
+
+impl<G: Game> NetworkArena<G> {
+    pub fn new(start: G, config: &RunConfig) -> Self {
+        NetworkArena { start, config: config.clone() }
+    }
+}
+
+/// A side's agent for one game: built up front by the caller, so that the match itself
+/// cannot fail on building one (the factory's checks ran when the first agent was made).
+fn network_agent<G: Game>(
+    name: &str,
+    network: &ServedNetwork,
+    search: &SearchConfig,
+    rollout_mix: f32,
+    seed: u64,
+) -> Box<dyn Agent<G>> {
+    Box::new(
+        network
+            .agent::<G>(name, search, rollout_mix, seed)
+            .expect("the evaluation search and rollout mix were validated with the config, and the server serves this game"),
+    )
+}
+
+impl<G: Game> Arena<G> for NetworkArena<G> {
+    type Error = ArenaError;
+
+    fn play(
+        &mut self,
+        network: &Network,
+        opponent: &Opponent,
+        opponent_network: Option<&Network>,
+        games: u32,
+        seed: u64,
+    ) -> Result<MatchReport, ArenaError> {
+        let evaluation = &self.config.evaluation;
+        let search = evaluation.search.to_evaluation_search_config();
+        let rollout_mix = evaluation.search.rollout_mix;
+        // The match's own threads, one per game in flight: the games mostly wait on the
+        // network, whose server batches the leaves of all of them.
+        let threads = evaluation.parallel_games.max(1) as usize;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("arena-{i}"))
+            .build()
+            .map_err(ArenaError::Threads)?;
+        let spec = self.start.spec();
+        let device = self.config.device_choice();
+        let served = ServedNetwork::serve(network, spec, device, threads)?;
+        let opponent_served = opponent_network.map(|n| ServedNetwork::serve(n, spec, device, threads)).transpose()?;
+        let baseline = opponent.is_baseline().then(|| opponent.to_string());
+        if baseline.is_none() && opponent_served.is_none() {
+            return Err(ArenaError::MissingNetwork(opponent.to_string()));
+        }
+        // Refused before any game (an agent made inside the match may not fail).
+        served.agent::<G>("network", &search, rollout_mix, seed)?;
+        let settings = MatchSettings { games, max_turns: evaluation.max_turns, ..MatchSettings::default() };
+        let start = &self.start;
+        let report = pool.install(|| run_match(
+            |pair| opening(start, OPENING_TURNS, seed.wrapping_add(pair as u64)),
+            |side, game| {
+                let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
+                match side {
+                    Side::First => network_agent("network", &served, &search, rollout_mix, agent_seed),
+                    Side::Second => match (&baseline, &opponent_served) {
+                        (Some(spec_text), _) => parse_agent::<G>(spec_text, agent_seed).expect("baseline specs are valid"),
+                        (None, Some(opponent)) => network_agent("opponent", opponent, &search, rollout_mix, agent_seed),
+                        (None, None) => unreachable!("checked above"),
+                    },
+                }
+            },
+            &settings,
+            |_| {},
+        ))?;
+        Ok(report)
+    }
 }

@@ -12,16 +12,26 @@
 //! - [`run`]: the run directory — resolved config, resume counters (atomic), metrics as
 //!   JSON Lines (fsync'd), SVG plots of the learning curves and Elo.
 //! - [`pipeline`]: the loop itself (self-play → window → SGD → checkpoint → evaluation →
-//!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits.
-//! - [`evaluate`]: evaluation matches between two agents.
+//!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits, and
+//!   [`train`], a whole run from its config as one call.
+//! - [`generation`]: self-play generations played with the network and stored as shards (the
+//!   loop's [`pipeline::SelfPlay`]).
+//! - [`evaluate`]: the match runner (evaluation matches between two agents) and the loop's
+//!   [`pipeline::Arena`].
+//! - [`agents`]: the one factory from a checkpoint or network to a served network, the
+//!   search's evaluator and an agent, for every command and the loop.
+pub mod agents;
 pub mod bench;
 pub mod config;
 pub mod evaluate;
+pub mod generation;
 pub mod pipeline;
 pub mod replay;
 pub mod run;
 pub mod stats;
 pub mod trainer;
+
+pub use pipeline::train;
 
 /// Serialises the tests that seed libtorch's global generator (`tch::manual_seed`) and then
 /// build networks, so that parallel tests do not draw from each other's stream.

@@ -1,10 +1,13 @@
 //! The AlphaZero loop: self-play → replay window → SGD → checkpoint → evaluation → gating,
 //! resumable after a crash.
 //!
-//! The loop knows nothing of how games are played: self-play is a [`SelfPlay`] (the
-//! self-play crate implements it: it plays a generation with a network, writes its shards and
-//! reads them back) and evaluation matches are an [`Arena`]. That keeps this module testable
-//! with stand-ins and keeps tch-free crates free of it.
+//! The loop knows nothing of how games are played: self-play is a [`SelfPlay`]
+//! ([`crate::generation::ShardSelfPlay`] plays a generation with a network, writes its shards
+//! and reads them back) and evaluation matches are an [`Arena`]
+//! ([`crate::evaluate::NetworkArena`]). That keeps this module testable with stand-ins.
+//! [`train`] is the whole run as one library call: it picks the game, the threads and those
+//! two implementations from the config; the `gipfzero train` command only maps its arguments
+//! onto it.
 //!
 //! One iteration `i` (0-based):
 //! 1. self-play: generation `i` with the self-play network — the champion (`best`) when
@@ -30,13 +33,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::{Game, SplitMix64};
 use gipfzero_model::checkpoint::{self, CheckpointError};
 use gipfzero_model::Network;
 use thiserror::Error;
 
 use crate::config::{Opponent, RunConfig};
-use crate::evaluate::MatchReport;
+use crate::evaluate::{MatchReport, NetworkArena};
+use crate::generation::ShardSelfPlay;
 use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{
     process_cpu_seconds, read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir,
@@ -58,8 +63,10 @@ pub struct Generation {
     pub league: Vec<gipfzero_selfplay::LeagueTally>,
 }
 
-/// Plays self-play generations (implemented by the self-play crate).
+/// Plays self-play generations ([`crate::generation::ShardSelfPlay`]).
 pub trait SelfPlay<G: Game> {
+    type Error: std::error::Error + Send + Sync + 'static;
+
     /// Plays generation `generation` with `network` from `seed`, stores it (shards in
     /// `run.shards()`), and returns its samples.
     fn generate(
@@ -68,15 +75,17 @@ pub trait SelfPlay<G: Game> {
         network: &Network,
         generation: u64,
         seed: u64,
-    ) -> Result<Generation, String>;
+    ) -> Result<Generation, Self::Error>;
 
     /// The samples of a stored generation, as `generate` returned them (for restoring the
     /// replay window after a restart).
-    fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String>;
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, Self::Error>;
 }
 
-/// Plays evaluation matches.
+/// Plays evaluation matches ([`crate::evaluate::NetworkArena`]).
 pub trait Arena<G: Game> {
+    type Error: std::error::Error + Send + Sync + 'static;
+
     /// A match of `network` against `opponent`; `opponent_network` is the network of
     /// `previous`, `best` and `checkpoint:` opponents (loaded by the pipeline).
     fn play(
@@ -86,8 +95,11 @@ pub trait Arena<G: Game> {
         opponent_network: Option<&Network>,
         games: u32,
         seed: u64,
-    ) -> Result<MatchReport, String>;
+    ) -> Result<MatchReport, Self::Error>;
 }
+
+/// An error of a [`SelfPlay`] or [`Arena`] implementation, kept whole.
+pub type BoxedError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why the loop stopped.
 #[derive(Debug, Error)]
@@ -100,12 +112,59 @@ pub enum PipelineError {
     Trainer(#[from] TrainerError),
     #[error(transparent)]
     Replay(#[from] ReplayError),
-    #[error("network: {0}")]
-    Network(String),
-    #[error("self-play of generation {generation}: {message}")]
-    SelfPlay { generation: u64, message: String },
-    #[error("evaluation against {opponent}: {message}")]
-    Evaluation { opponent: String, message: String },
+    #[error("network")]
+    Network(#[source] gipfzero_model::NetConfigError),
+    #[error("self-play of generation {generation}")]
+    SelfPlay {
+        generation: u64,
+        #[source]
+        source: BoxedError,
+    },
+    #[error("evaluation against {opponent}")]
+    Evaluation {
+        opponent: String,
+        #[source]
+        source: BoxedError,
+    },
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("cannot start the worker threads")]
+    Threads(#[source] rayon::ThreadPoolBuildError),
+    #[error("the config's game")]
+    Game(#[source] gipfzero_games::SetupError),
+}
+
+/// Runs (or resumes) the training run `config` describes, start to end: libtorch's intra-op
+/// threads and a worker pool as the config says (the inter-op pool is sized once per process,
+/// before this call; see `gipfzero_model::ThreadSettings`), the game and variant it names,
+/// self-play written as shards ([`ShardSelfPlay`]) and evaluation matches
+/// ([`NetworkArena`]). `progress` sees each iteration's metrics as they are written.
+pub fn train(config: &RunConfig, progress: impl FnMut(&IterationMetrics) + Send) -> Result<(), PipelineError> {
+    tch::set_num_threads(config.threads.intra_op as i32);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads.workers)
+        .build()
+        .map_err(PipelineError::Threads)?;
+    let game: GameName = config.game.parse().map_err(PipelineError::Game)?;
+    let variant = (game == GameName::Zertz).then(|| config.variant_name().to_string());
+    let setting = GameSetting { game, variant, setup: None, seed: None };
+    let start = setting.start().map_err(PipelineError::Game)?;
+    pool.install(|| start.visit(Train { config, progress }))
+}
+
+/// [`train`] for whichever game the config names.
+struct Train<'a, P> {
+    config: &'a RunConfig,
+    progress: P,
+}
+
+impl<P: FnMut(&IterationMetrics)> GameVisitor for Train<'_, P> {
+    type Output = Result<(), PipelineError>;
+    fn visit<G: Game>(self, start: G) -> Self::Output {
+        let mut self_play = ShardSelfPlay::new(start.clone(), self.config);
+        let mut arena = NetworkArena::new(start.clone(), self.config);
+        run(self.config, &start, &mut self_play, &mut arena, self.progress)
+    }
 }
 
 /// Runs (or resumes) the training run `config` on the variant of `start`. `progress` sees
@@ -150,7 +209,7 @@ pub fn run<G: Game>(
         None => {
             tch::manual_seed(config.seed as i64);
             let network = Network::new(spec, &config.network, device)
-                .map_err(|e| PipelineError::Network(e.to_string()))?;
+                .map_err(PipelineError::Network)?;
             let best = config
                 .evaluation
                 .gating
@@ -184,9 +243,9 @@ pub fn run<G: Game>(
         let player = best.as_ref().unwrap_or(trainer.network());
         let generation = self_play
             .generate(&run, player, iteration as u64, self_play_seed)
-            .map_err(|message| PipelineError::SelfPlay {
+            .map_err(|source| PipelineError::SelfPlay {
                 generation: iteration as u64,
-                message,
+                source: Box::new(source),
             })?;
         let seconds = generation_began.elapsed().as_secs_f64();
         let positions = generation.samples.len() as u64;
@@ -194,9 +253,9 @@ pub fn run<G: Game>(
         let league = generation.league;
         window
             .add_generation(iteration as u64, generation.samples)
-            .map_err(|e| PipelineError::SelfPlay {
+            .map_err(|source| PipelineError::SelfPlay {
                 generation: iteration as u64,
-                message: e.to_string(),
+                source: Box::new(source),
             })?;
         let self_play_metrics = SelfPlayMetrics {
             games: generation.games,
@@ -257,9 +316,9 @@ pub fn run<G: Game>(
                         evaluation.games,
                         seeds.next_u64(),
                     )
-                    .map_err(|message| PipelineError::Evaluation {
+                    .map_err(|source| PipelineError::Evaluation {
                         opponent: opponent.to_string(),
-                        message,
+                        source: Box::new(source),
                     })?;
                 evaluations.push(EvaluationMetrics::new(&opponent.to_string(), &report));
             }
@@ -270,9 +329,9 @@ pub fn run<G: Game>(
                     arena
                         .play(player, &gating.against, opponent_network, games, seed)
                         .map(|report| EvaluationMetrics::new(name, &report))
-                        .map_err(|message| PipelineError::Evaluation {
+                        .map_err(|source| PipelineError::Evaluation {
                             opponent: name.to_string(),
-                            message,
+                            source: Box::new(source),
                         })
                 };
                 let wins = if gating.against == Opponent::Best {
@@ -366,14 +425,21 @@ mod tests {
         stored: HashMap<u64, Samples>,
     }
 
+    /// The stand-ins' error: a generation they never stored.
+    #[derive(Debug, Error)]
+    #[error("missing")]
+    struct Missing;
+
     impl SelfPlay<Dvonn> for FakeSelfPlay {
+        type Error = Missing;
+
         fn generate(
             &mut self,
             _run: &RunDir,
             _network: &Network,
             generation: u64,
             seed: u64,
-        ) -> Result<Generation, String> {
+        ) -> Result<Generation, Missing> {
             let start = Dvonn::new();
             let mut rng = SplitMix64::new(seed);
             let mut batch = Samples::new(start.spec());
@@ -415,11 +481,8 @@ mod tests {
             })
         }
 
-        fn load(&mut self, _run: &RunDir, generation: u64) -> Result<Samples, String> {
-            self.stored
-                .get(&generation)
-                .cloned()
-                .ok_or_else(|| "missing".to_string())
+        fn load(&mut self, _run: &RunDir, generation: u64) -> Result<Samples, Missing> {
+            self.stored.get(&generation).cloned().ok_or(Missing)
         }
     }
 
@@ -439,6 +502,8 @@ mod tests {
     }
 
     impl Arena<Dvonn> for FakeArena {
+        type Error = Missing;
+
         fn play(
             &mut self,
             _network: &Network,
@@ -446,7 +511,7 @@ mod tests {
             opponent_network: Option<&Network>,
             games: u32,
             _seed: u64,
-        ) -> Result<MatchReport, String> {
+        ) -> Result<MatchReport, Missing> {
             assert_eq!(
                 opponent_network.is_some(),
                 matches!(
@@ -648,6 +713,8 @@ mod tests {
     }
 
     impl Arena<Dvonn> for ScriptedArena {
+        type Error = Missing;
+
         fn play(
             &mut self,
             network: &Network,
@@ -655,7 +722,7 @@ mod tests {
             opponent_network: Option<&Network>,
             games: u32,
             seed: u64,
-        ) -> Result<MatchReport, String> {
+        ) -> Result<MatchReport, Missing> {
             assert!(opponent_network.is_none(), "a baseline needs no network");
             let wins = self.wins[self.calls.len()];
             self.calls.push((opponent.to_string(), fingerprint(network), seed));
@@ -669,14 +736,15 @@ mod tests {
     fn resumed_self_play_positions_are_not_counted_in_the_speed() {
         struct Resuming(FakeSelfPlay);
         impl SelfPlay<Dvonn> for Resuming {
-            fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, String> {
+            type Error = Missing;
+            fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, Missing> {
                 let mut played = self.0.generate(run, network, generation, seed)?;
                 if generation == 0 {
                     played.positions_played = 10;
                 }
                 Ok(played)
             }
-            fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, String> {
+            fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, Missing> {
                 self.0.load(run, generation)
             }
         }

@@ -56,8 +56,20 @@ pub struct GenerationState {
 /// Why a window could not be rebuilt.
 #[derive(Debug, Error)]
 pub enum ReplayError {
-    #[error("generation {id}: {message}")]
-    Generation { id: u64, message: String },
+    #[error("generation {id}")]
+    Load {
+        id: u64,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("generation {id}")]
+    Inconsistent {
+        id: u64,
+        #[source]
+        source: InconsistentSamples,
+    },
+    #[error("generation {id}: {on_disk} positions on disk, the saved state counts {saved}")]
+    Count { id: u64, on_disk: usize, saved: usize },
 }
 
 /// The window (see the module docs).
@@ -210,27 +222,21 @@ impl ReplayWindow {
 
     /// Rebuilds a window from its saved counters; `load(id)` gives generation `id`'s samples
     /// as they were added (before `full_search_only` filtering).
-    pub fn restore(
+    pub fn restore<E: std::error::Error + Send + Sync + 'static>(
         config: &ReplayConfig,
         state: &ReplayState,
-        mut load: impl FnMut(u64) -> Result<Samples, String>,
+        mut load: impl FnMut(u64) -> Result<Samples, E>,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut window = ReplayWindow::new(config, state.rng_state);
         for saved in &state.generations {
-            let error = |message: String| ReplayError::Generation {
-                id: saved.id,
-                message,
-            };
+            let id = saved.id;
+            let samples = load(id).map_err(|source| ReplayError::Load { id, source: Box::new(source) })?;
             window
-                .add_generation(saved.id, load(saved.id).map_err(error)?)
-                .map_err(|e| error(e.to_string()))?;
+                .add_generation(id, samples)
+                .map_err(|source| ReplayError::Inconsistent { id, source })?;
             let generation = window.generations.last_mut().expect("just added");
             if generation.uses.len() != saved.uses.len() || saved.start > saved.uses.len() {
-                return Err(error(format!(
-                    "{} positions on disk, the saved state counts {}",
-                    generation.uses.len(),
-                    saved.uses.len()
-                )));
+                return Err(ReplayError::Count { id, on_disk: generation.uses.len(), saved: saved.uses.len() });
             }
             generation.uses.clone_from(&saved.uses);
             generation.start = saved.start;
@@ -362,14 +368,14 @@ mod tests {
         let json = serde_json::to_string(&state).unwrap();
         let state: ReplayState = serde_json::from_str(&json).unwrap();
         let mut restored =
-            ReplayWindow::restore(&cfg, &state, |id| Ok(generation(id, 15))).unwrap();
+            ReplayWindow::restore(&cfg, &state, |id| Ok::<_, std::io::Error>(generation(id, 15))).unwrap();
         assert_eq!(restored.generation_ids(), window.generation_ids());
         assert_eq!(restored.live_positions(), window.live_positions());
         for _ in 0..5 {
             assert_eq!(restored.sample(5), window.sample(5));
         }
         // A generation whose samples changed on disk is refused.
-        assert!(ReplayWindow::restore(&cfg, &state, |id| Ok(generation(id, 14))).is_err());
+        assert!(ReplayWindow::restore(&cfg, &state, |id| Ok::<_, std::io::Error>(generation(id, 14))).is_err());
     }
 
     #[test]

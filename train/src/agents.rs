@@ -1,0 +1,247 @@
+//! Where agents come from, for every command: the one factory from a network to a searching
+//! agent (as KataGo's `program/setup` is for its commands).
+//!
+//! A network — a checkpoint on disk, or the one a run is training — becomes a
+//! [`ServedNetwork`]: an inference server with the settings every caller wants (no waiting for
+//! more requests: the searches send whole steps, so whatever is queued when the network is free
+//! forms the next batch). The served network hands out the search's evaluator (the network's
+//! values, optionally blended with random playouts, [`MixedEvaluator`]) and searching agents.
+//! Baselines (`random`, `greedy`, `rollout:N`) come from their spec. Training (self-play and
+//! evaluation matches), `evaluate`, `selfplay`, `play`, `engine` and `render` all build their
+//! agents here, so a default changed here changes for all of them.
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gipfzero_games::{Game, Spec};
+use gipfzero_mcts::{
+    Agent, AgentError, AgentSpecError, EvalError, GumbelConfig, ConfigError as InvalidSetting, MctsAgent,
+    MixedEvaluator, RolloutEvaluator, RootPolicy, SearchConfig, SearchError,
+};
+use gipfzero_model::checkpoint::{self, CheckpointError};
+use gipfzero_model::{DeviceChoice, InferenceError, InferenceServer, Network, NetworkEvaluator, ServerConfig};
+use gipfzero_play::{turn_shares, AgentSource, Baseline, BaselineError};
+use thiserror::Error;
+
+/// Simulations of a checkpoint's search when no budget says otherwise.
+pub const CHECKPOINT_SIMULATIONS: u32 = 400;
+
+/// Why an agent could not be made.
+#[derive(Debug, Error)]
+pub enum AgentsError {
+    #[error("checkpoint {}", path.display())]
+    Checkpoint {
+        path: PathBuf,
+        #[source]
+        source: CheckpointError,
+    },
+    #[error("cannot start the inference server")]
+    Server(#[source] InferenceError),
+    #[error("the network does not fit the game")]
+    Network(#[source] InferenceError),
+    #[error(transparent)]
+    Setting(#[from] InvalidSetting),
+    #[error(transparent)]
+    Spec(#[from] AgentSpecError),
+    #[error("{0} (or checkpoint:<path>)")]
+    UnknownAgent(AgentSpecError),
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
+    #[error(transparent)]
+    RolloutMix(#[from] EvalError),
+    #[error("checkpoint: needs a path, e.g. checkpoint:runs/a/checkpoints/iter-000010")]
+    EmptyCheckpointPath,
+    #[error("the search failed")]
+    Search(#[from] SearchError),
+}
+
+/// The evaluator of leaves: the network's value with `rollout_mix` of one random playout's
+/// outcome blended in (0 plays no playouts and leaves the values alone).
+pub type LeafEvaluator = MixedEvaluator<NetworkEvaluator>;
+
+/// A network behind an inference server, for the searches of one or many games at once.
+pub struct ServedNetwork {
+    server: InferenceServer,
+    spec: &'static Spec,
+}
+
+impl ServedNetwork {
+    /// Serves `network` (of `spec`'s variant) on `device`; a batch closes at `max_batch`
+    /// positions (the games in flight: more never come at once).
+    pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize) -> Result<ServedNetwork, AgentsError> {
+        let config = ServerConfig {
+            max_batch: max_batch.max(1),
+            // Searches send whole steps: waiting for more requests would only add latency.
+            max_wait: Duration::ZERO,
+            device,
+            ..ServerConfig::default()
+        };
+        let server = InferenceServer::spawn(network, config).map_err(AgentsError::Server)?;
+        Ok(ServedNetwork { server, spec })
+    }
+
+    /// Loads the checkpoint at `path`, checked against `spec`'s variant, and serves it.
+    pub fn load(path: &Path, spec: &'static Spec, device: DeviceChoice, max_batch: usize) -> Result<ServedNetwork, AgentsError> {
+        let loaded = checkpoint::load(path, spec, device.resolve())
+            .map_err(|source| AgentsError::Checkpoint { path: path.to_path_buf(), source })?;
+        Self::serve(&loaded.network, spec, device, max_batch)
+    }
+
+    /// The search's evaluator on this network, with `rollout_mix` of a playout blended in
+    /// (seeded by `seed`).
+    pub fn evaluator(&self, rollout_mix: f32, seed: u64) -> Result<LeafEvaluator, AgentsError> {
+        let network = NetworkEvaluator::new(self.server.handle(), self.spec).map_err(AgentsError::Network)?;
+        Ok(MixedEvaluator::new(network, RolloutEvaluator::new(1, seed), rollout_mix)?)
+    }
+
+    /// A searching agent named `name` over this network.
+    pub fn agent<G: Game>(&self, name: impl Into<String>, search: &SearchConfig, rollout_mix: f32, seed: u64) -> Result<MctsAgent<G, LeafEvaluator>, AgentsError> {
+        Ok(MctsAgent::new(name, self.evaluator(rollout_mix, seed)?, search.clone(), seed)?)
+    }
+}
+
+/// An agent spec from the command line.
+#[derive(Clone, Debug)]
+pub enum AgentChoice {
+    Baseline(Baseline),
+    Checkpoint(PathBuf),
+}
+
+impl AgentChoice {
+    /// Reads `checkpoint:<path>` or a baseline spec.
+    pub fn parse(spec: &str) -> Result<AgentChoice, AgentsError> {
+        match spec.strip_prefix("checkpoint:") {
+            Some(path) if !path.is_empty() => Ok(AgentChoice::Checkpoint(PathBuf::from(path))),
+            Some(_) => Err(AgentsError::EmptyCheckpointPath),
+            None => Ok(AgentChoice::Baseline(Baseline::new(spec).map_err(AgentsError::UnknownAgent)?)),
+        }
+    }
+
+    /// The checkpoint's network served on the best device there is, for one game at a time.
+    fn serve<G: Game>(path: &Path, position: &G) -> Result<ServedNetwork, AgentsError> {
+        ServedNetwork::load(path, position.spec(), DeviceChoice::Auto, ServerConfig::default().max_batch)
+    }
+}
+
+/// How a checkpoint agent searches.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckpointSearch {
+    /// Simulations per decision; [`CHECKPOINT_SIMULATIONS`] when `None`.
+    pub simulations: Option<u32>,
+    /// A Gumbel root (sequential halving over the prior's top actions, no noise) instead of
+    /// PUCT.
+    pub gumbel: bool,
+    /// The weight of one random playout's result in each leaf's value (0: the network's
+    /// value alone; see [`MixedEvaluator`]).
+    pub rollout_mix: f32,
+}
+
+impl CheckpointSearch {
+    /// The search these settings describe (evaluation play: no noise, the best action).
+    pub fn config(&self) -> SearchConfig {
+        let root = if self.gumbel { RootPolicy::Gumbel(GumbelConfig::default()) } else { RootPolicy::Puct };
+        SearchConfig::evaluation(self.simulations.unwrap_or(CHECKPOINT_SIMULATIONS), root)
+    }
+}
+
+/// Makes the agents of one side of a match, one per game: a checkpoint is loaded once and
+/// served by one inference server that all its games share, so the positions of games
+/// played at the same time are evaluated in common batches.
+pub struct AgentFactory {
+    choice: AgentChoice,
+    network: Option<ServedNetwork>,
+    search: CheckpointSearch,
+}
+
+impl AgentFactory {
+    /// Loads `choice` (a checkpoint is checked against `position`'s variant); a checkpoint's
+    /// agents search as `search` says, baselines as their spec says.
+    pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, AgentsError> {
+        MixedEvaluator::<NetworkEvaluator>::check_weight(search.rollout_mix)?;
+        let network = match &choice {
+            AgentChoice::Checkpoint(path) => {
+                // Refused here, before any game, rather than when the first agent is built.
+                search.config().validate()?;
+                Some(AgentChoice::serve(path, position)?)
+            }
+            AgentChoice::Baseline(_) => None,
+        };
+        Ok(AgentFactory { choice, network, search })
+    }
+
+    /// A fresh agent for one game, seeded with `seed`.
+    pub fn agent<G: Game>(&self, position: &G, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
+        match &self.network {
+            Some(network) => {
+                let search = &self.search;
+                Ok(Box::new(network.agent(self.choice.name(), &search.config(), search.rollout_mix, seed)?))
+            }
+            // A baseline plays as its spec says: `--simulations` is the checkpoints' budget,
+            // and `rollout:1000` must stay rollout:1000 beside a checkpoint searching 200.
+            None => self.choice.agent(position, None, seed),
+        }
+    }
+}
+
+/// A search agent over a network, owning the server its evaluator talks to.
+struct NetworkAgent<G: Game> {
+    agent: MctsAgent<G, LeafEvaluator>,
+    _network: ServedNetwork,
+}
+
+impl<G: Game> Agent<G> for NetworkAgent<G> {
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+
+    fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
+        self.agent.choose_turn(position)
+    }
+
+    fn new_game(&mut self) {
+        self.agent.new_game()
+    }
+}
+
+impl AgentSource for AgentChoice {
+    type Error = AgentsError;
+
+    fn name(&self) -> String {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.name(),
+            AgentChoice::Checkpoint(path) => format!("checkpoint:{}", path.display()),
+        }
+    }
+
+    fn searches(&self) -> bool {
+        match self {
+            AgentChoice::Baseline(baseline) => baseline.searches(),
+            AgentChoice::Checkpoint(_) => true,
+        }
+    }
+
+    fn agent<G: Game>(&self, position: &G, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
+        match self {
+            AgentChoice::Baseline(baseline) => Ok(baseline.agent(position, simulations, seed)?),
+            AgentChoice::Checkpoint(path) => {
+                let network = Self::serve(path, position)?;
+                let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
+                let agent = network.agent(self.name(), &search.config(), 0.0, seed)?;
+                Ok(Box::new(NetworkAgent { agent, _network: network }))
+            }
+        }
+    }
+
+    fn hints<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Vec<(G::Turn, f32)>, AgentsError> {
+        match self {
+            AgentChoice::Baseline(baseline) => Ok(baseline.hints(position, simulations, seed)?),
+            AgentChoice::Checkpoint(path) => {
+                let network = Self::serve(path, position)?;
+                let config = SearchConfig {
+                    reuse_tree: false,
+                    ..SearchConfig::evaluation(simulations.max(1), RootPolicy::Puct)
+                };
+                Ok(turn_shares(position, &network.evaluator(0.0, seed)?, &config, seed)?)
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Self-play generations on disk: the [`SelfPlay`] the training loop runs with.
+//!
+//! Generation `i` is played by the self-play crate's [`Generator`] with the network served
+//! through [`ServedNetwork`] (the one factory of agents and evaluators) and written as shards
+//! and records under `<run>/shards/gen-NNNNNN/`; the loop gets the positions back by reading
+//! those shards, so a restarted run rebuilds its replay window from the same files, and a
+//! generation cut short by a crash resumes the games it had stored (the generator skips them).
+use std::path::{Path, PathBuf};
+
+use gipfzero_games::Game;
+use gipfzero_model::Network;
+use gipfzero_selfplay::generator::{league_tally, CapRule, Generator, GeneratorConfig, LeagueConfig};
+use gipfzero_selfplay::shard::{read_shard, ShardData};
+use thiserror::Error;
+
+use crate::agents::{AgentsError, ServedNetwork};
+use crate::config::RunConfig;
+use crate::pipeline::{Generation, SelfPlay};
+use crate::replay::Samples;
+use crate::run::RunDir;
+
+/// Positions per shard file of a generation.
+const POSITIONS_PER_SHARD: usize = 4096;
+
+/// Why a generation could not be played or read back.
+#[derive(Debug, Error)]
+pub enum GenerationError {
+    #[error(transparent)]
+    Network(#[from] AgentsError),
+    #[error(transparent)]
+    SelfPlay(#[from] gipfzero_selfplay::SelfPlayError),
+    #[error("{}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}", path.display())]
+    Shard {
+        path: PathBuf,
+        #[source]
+        source: gipfzero_selfplay::shard::ShardError,
+    },
+    #[error("{}: positions of another variant ({found} for {expected})", path.display())]
+    Variant { path: PathBuf, found: String, expected: String },
+}
+
+/// The directory of generation `generation`'s shards and records inside a run.
+pub fn generation_dir(run: &RunDir, generation: u64) -> PathBuf {
+    run.shards().join(format!("gen-{generation:06}"))
+}
+
+/// Self-play generations written as shards under `<run>/shards/gen-NNNNNN/`.
+pub struct ShardSelfPlay<G: Game> {
+    start: G,
+    config: RunConfig,
+}
+
+impl<G: Game> ShardSelfPlay<G> {
+    pub fn new(start: G, config: &RunConfig) -> Self {
+        ShardSelfPlay { start, config: config.clone() }
+    }
+
+    /// The generator's settings for one generation seeded with `seed`.
+    fn generator_config(&self, seed: u64) -> GeneratorConfig {
+        let settings = &self.config.self_play;
+        GeneratorConfig {
+            search: settings.search.to_search_config(),
+            games_in_flight: settings.parallel_games.max(1) as usize,
+            games: settings.games_per_iteration as u64,
+            max_turns: settings.max_turns,
+            cap_rule: CapRule::Draw,
+            resign: None,
+            positions_per_shard: POSITIONS_PER_SHARD,
+            seed,
+            parallel: false,
+            generator: "gipfzero train".into(),
+            checkpoint: None,
+            league: settings.league.as_ref().map(|league| LeagueConfig {
+                share: league.share,
+                opponents: league.opponents.iter().map(|o| o.to_string()).collect(),
+            }),
+        }
+    }
+}
+
+/// Concatenates the shards of a generation directory (in name order) into one batch.
+fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, GenerationError> {
+    let read_error = |source| GenerationError::Read { path: directory.to_path_buf(), source };
+    let mut names: Vec<PathBuf> = std::fs::read_dir(directory)
+        .map_err(read_error)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "npz"))
+        .collect();
+    names.sort();
+    let mut batch = Samples::new(start.spec());
+    for path in names {
+        let shard: ShardData = read_shard(&path).map_err(|source| GenerationError::Shard { path: path.clone(), source })?;
+        let shape = (shard.samples.observation_len, shard.samples.action_count);
+        if shape != (batch.observation_len, batch.action_count) {
+            return Err(GenerationError::Variant {
+                path,
+                found: shard.info.variant.to_string(),
+                expected: start.spec().variant.to_string(),
+            });
+        }
+        batch.extend_from(&shard.samples);
+    }
+    Ok(batch)
+}
+
+impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
+    type Error = GenerationError;
+
+    fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, GenerationError> {
+        let directory = generation_dir(run, generation);
+        let config = self.generator_config(seed);
+        let served = ServedNetwork::serve(network, self.start.spec(), self.config.device_choice(), config.games_in_flight)?;
+        let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
+        let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?;
+        let summary = generator.run(&evaluator, &mut ())?;
+        drop(served);
+        let samples = load_generation(&directory, &self.start)?;
+        let actions = samples.outcome.len() as u64;
+        let league = league_tally(&directory, &config)?;
+        Ok(Generation {
+            samples,
+            games: (summary.games_resumed + summary.games_played) as u32,
+            actions,
+            positions_played: summary.positions,
+            league,
+        })
+    }
+
+    fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, GenerationError> {
+        load_generation(&generation_dir(run, generation), &self.start)
+    }
+}
