@@ -4,6 +4,7 @@
 //! actions and turns, the record notation, observation planes and board symmetries. The
 //! search (`gipfzero-mcts`), the network (`gipfzero-model`) and self-play build on
 //! [`Game`]. The rules follow the project's specifications in `shared/rules/`.
+pub mod bitboard;
 pub mod dvonn;
 pub mod error;
 pub mod game;

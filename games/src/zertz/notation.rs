@@ -6,7 +6,7 @@
 //! isolation note after a placement (`Wd4,d1 x Wa1Wa2`) are accepted; the note is checked
 //! against the marbles the placement actually isolates. A capture's text names its start and
 //! every landing, which fixes each jump, so two different capture sequences never share a text.
-use super::geometry::{Cell, Cells};
+use super::geometry::{cells, Cell};
 use super::position::{Step, Turn, Zertz};
 use super::Colour;
 use crate::error::TurnError;
@@ -312,7 +312,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                 (true, None) => {
                     return Err(illegal(format!(
                         "a free ring must be removed (free: {})",
-                        names(&after, Cells(after.free_rings()))
+                        names(&after, cells(after.free_rings()))
                     )))
                 }
                 (false, Some(r)) => {
@@ -326,7 +326,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                         return Err(illegal(format!(
                             "{} is not a free ring (free: {})",
                             name(r),
-                            names(&after, Cells(after.free_rings()))
+                            names(&after, cells(after.free_rings()))
                         )));
                     }
                 }
@@ -337,7 +337,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                 for c in Colour::ALL {
                     let before =
                         position.marbles[c.index()] | if c == colour { cell.bit() } else { 0 };
-                    isolated.extend(Cells(before & !after.marbles[c.index()]).map(|x| (c, x)));
+                    isolated.extend(cells(before & !after.marbles[c.index()]).map(|x| (c, x)));
                 }
                 note.sort();
                 isolated.sort();

@@ -19,7 +19,7 @@
 //! game, and it is exact (positions, not hashes, are compared).
 use std::fmt;
 
-use super::geometry::{Cell, Cells, Geometry, DIRECTIONS, NONE};
+use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
 use super::{Colour, Rules, Variant, PLANES};
 use crate::error::TurnError;
 use crate::game::{Action, Game, Outcome, Player, Spec, Status};
@@ -195,7 +195,7 @@ impl Zertz {
 
     /// The rings still on the board, in cell order.
     pub fn rings(&self) -> Vec<Cell> {
-        Cells(self.rings).collect()
+        cells(self.rings).collect()
     }
 
     /// Marbles left in the pool, by colour.
@@ -210,7 +210,7 @@ impl Zertz {
 
     /// The vacant rings that are free (could be removed now).
     pub fn free_ring_cells(&self) -> Vec<Cell> {
-        Cells(self.free_rings()).collect()
+        cells(self.free_rings()).collect()
     }
 
     /// Whether a free ring must be removed before the turn ends.
@@ -495,13 +495,12 @@ impl Zertz {
 
     fn render(&self) -> String {
         let geometry = self.geometry();
-        let cells = Cells(geometry.all);
-        let top = cells
+        let top = cells(geometry.all)
             .map(|c| geometry.column_and_height(c).1)
             .max()
             .unwrap_or(0);
         let mut lines = vec![vec![b' '; geometry.width * 4 + 1]; top as usize + 1];
-        for cell in Cells(geometry.all) {
+        for cell in cells(geometry.all) {
             let (q, y) = geometry.column_and_height(cell);
             let symbol = match self.marble(cell) {
                 Some(colour) => colour.letter() as u8,
@@ -587,7 +586,7 @@ impl Game for Zertz {
         }
         match self.phase {
             Phase::Remove => {
-                for cell in Cells(self.free_rings()) {
+                for cell in cells(self.free_rings()) {
                     out.push(self.action(Step::Remove(cell)));
                 }
             }
@@ -602,7 +601,7 @@ impl Game for Zertz {
                 let jumpers = self.jumpers();
                 let any = jumpers.iter().fold(0, |acc, &j| acc | j);
                 if any != 0 {
-                    for cell in Cells(any) {
+                    for cell in cells(any) {
                         for (d, &j) in jumpers.iter().enumerate() {
                             if j & cell.bit() != 0 {
                                 out.push(self.action(Step::Jump(cell, d)));
@@ -615,7 +614,7 @@ impl Game for Zertz {
                 let vacant = self.vacant();
                 for colour in Colour::ALL {
                     if placeable[colour.index()] {
-                        for cell in Cells(vacant) {
+                        for cell in cells(vacant) {
                             out.push(self.action(Step::Place(colour, cell)));
                         }
                     }
@@ -663,7 +662,7 @@ impl Game for Zertz {
         }
         let occupied = self.occupied();
         let mut path = Vec::new();
-        for start in Cells(occupied) {
+        for start in cells(occupied) {
             self.capture_sequences(start, start, occupied, &mut path, out);
         }
         if !out.is_empty() {
@@ -672,7 +671,7 @@ impl Game for Zertz {
         let free = self.free_rings();
         let placeable = self.placeable(self.to_move);
         for colour in Colour::ALL.into_iter().filter(|c| placeable[c.index()]) {
-            for cell in Cells(self.vacant()) {
+            for cell in cells(self.vacant()) {
                 let free_after = free & !cell.bit();
                 if free_after == 0 {
                     out.push(Turn::Place {
@@ -681,7 +680,7 @@ impl Game for Zertz {
                         removed: None,
                     });
                 }
-                for removed in Cells(free_after) {
+                for removed in cells(free_after) {
                     out.push(Turn::Place {
                         colour,
                         cell,
@@ -748,7 +747,7 @@ impl Game for Zertz {
         debug_assert_eq!(out.len(), PLANES * area);
         out.fill(0.0);
         let mut mark = |plane: usize, set: u64| {
-            for cell in Cells(set) {
+            for cell in cells(set) {
                 out[plane * area + geometry.grid_index[cell.index()] as usize] = 1.0;
             }
         };
