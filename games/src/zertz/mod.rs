@@ -14,12 +14,14 @@ mod geometry;
 mod notation;
 mod position;
 mod setup;
+mod turn;
 
 use std::fmt;
 use std::sync::OnceLock;
 
 pub use geometry::Cell;
-pub use position::{Turn, Zertz};
+pub use position::Zertz;
+pub use turn::Turn;
 pub use setup::Setup;
 
 use crate::error::SetupError;
@@ -227,7 +229,7 @@ impl Rules {
         let spec = Spec {
             game: "zertz",
             variant: variant.name(),
-            action_count: 10 * geometry.cells + 1,
+            action_count: turn::action_count(geometry.cells),
             planes: PLANES,
             height: geometry.height,
             width: geometry.width,

@@ -7,7 +7,8 @@
 //! against the marbles the placement actually isolates. A capture's text names its start and
 //! every landing, which fixes each jump, so two different capture sequences never share a text.
 use super::geometry::{cells, Cell};
-use super::position::{Step, Turn, Zertz};
+use super::position::Zertz;
+use super::turn::{Step, Turn};
 use super::Colour;
 use crate::error::TurnError;
 use crate::game::{Action, Game};

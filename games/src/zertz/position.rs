@@ -20,26 +20,11 @@
 use std::fmt;
 
 use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
+use super::turn::{Step, Turn};
 use super::{Colour, Rules, Variant, PLANES};
 use crate::error::TurnError;
 use crate::game::{Action, Game, Outcome, Player, Spec, Status};
 use crate::symmetry::permute_planes;
-
-/// A whole turn as a player states it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Turn {
-    /// A marble from the pool (or, with the pool empty, from the mover's captures) on a vacant
-    /// ring, and the free ring removed (`None` when no ring is free).
-    Place {
-        colour: Colour,
-        cell: Cell,
-        removed: Option<Cell>,
-    },
-    /// The marble on `start` jumps, landing on each of `landings` in turn.
-    Capture { start: Cell, landings: Vec<Cell> },
-    /// Only when no other turn is possible.
-    Pass,
-}
 
 /// Where the position stands inside a turn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,15 +34,6 @@ pub(crate) enum Phase {
     Remove,
     /// The marble on this cell has jumped and can jump again, so it must.
     Jumping(Cell),
-}
-
-/// One decision of the action space (see `docs/games/zertz.md`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
-    Place(Colour, Cell),
-    Remove(Cell),
-    Jump(Cell, usize),
-    Pass,
 }
 
 /// What repetition compares: board, pool, captures, player to move.
@@ -326,29 +302,11 @@ impl Zertz {
     }
 
     pub(crate) fn action(&self, step: Step) -> Action {
-        let n = self.geometry().cells;
-        let index = match step {
-            Step::Place(colour, cell) => colour.index() * n + cell.index(),
-            Step::Remove(cell) => 3 * n + cell.index(),
-            Step::Jump(cell, d) => 4 * n + cell.index() * DIRECTIONS + d,
-            Step::Pass => 10 * n,
-        };
-        Action(index as u16)
+        step.action(self.geometry().cells)
     }
 
     pub(crate) fn step_of(&self, action: Action) -> Step {
-        let n = self.geometry().cells;
-        let a = action.index();
-        if a < 3 * n {
-            Step::Place(Colour::ALL[a / n], Cell((a % n) as u8))
-        } else if a < 4 * n {
-            Step::Remove(Cell((a - 3 * n) as u8))
-        } else if a < 10 * n {
-            let j = a - 4 * n;
-            Step::Jump(Cell((j / DIRECTIONS) as u8), j % DIRECTIONS)
-        } else {
-            Step::Pass
-        }
+        Step::of(action, self.geometry().cells)
     }
 
     /// Closes the turn of the player to move: isolation after a placement, then the checks in
