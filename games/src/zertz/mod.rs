@@ -12,14 +12,17 @@
 //! `docs/games/zertz.md`.
 mod geometry;
 mod notation;
+mod observation;
 mod position;
 mod setup;
+mod symmetries;
 mod turn;
 
 use std::fmt;
 use std::sync::OnceLock;
 
 pub use geometry::Cell;
+pub use observation::PLANES;
 pub use position::Zertz;
 pub use turn::Turn;
 pub use setup::Setup;
@@ -201,9 +204,6 @@ impl fmt::Display for Colour {
         f.write_str(["white", "grey", "black"][self.index()])
     }
 }
-
-/// Number of observation planes (layout in `docs/games/zertz.md` and [`Zertz::encode`]).
-pub const PLANES: usize = 18;
 
 /// What a variant fixes: board, marbles, goals, the network contract.
 #[derive(Debug)]

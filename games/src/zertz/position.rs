@@ -21,10 +21,10 @@ use std::fmt;
 
 use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
 use super::turn::{Step, Turn};
-use super::{Colour, Rules, Variant, PLANES};
+use super::symmetries;
+use super::{Colour, Rules, Variant};
 use crate::error::TurnError;
 use crate::game::{Action, Game, Outcome, Player, Spec, Status};
-use crate::symmetry::permute_planes;
 
 /// Where the position stands inside a turn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -39,8 +39,8 @@ pub(crate) enum Phase {
 /// What repetition compares: board, pool, captures, player to move.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
-    rings: u64,
-    marbles: [u64; 3],
+    pub(crate) rings: u64,
+    pub(crate) marbles: [u64; 3],
     /// Pool and both players' captures, 4 bits each, and the player to move.
     counts: u64,
 }
@@ -58,11 +58,11 @@ pub struct Zertz {
     pub(crate) phase: Phase,
     pub(crate) status: Status,
     /// Positions at the turn starts since the last irreversible turn, the current one excluded.
-    history: Vec<Key>,
+    pub(crate) history: Vec<Key>,
     /// Inside a turn begun with an empty pool (the only turns that may be reversible): the
     /// position at its start, which joins the history if the turn proves reversible. All
     /// zero otherwise (a real position has rings).
-    turn_start: Key,
+    pub(crate) turn_start: Key,
 }
 
 impl PartialEq for Zertz {
@@ -694,100 +694,20 @@ impl Game for Zertz {
         super::notation::split_turns(text)
     }
 
-    /// Planes, each `height × width` over the axial grid (see `docs/games/zertz.md`):
-    /// 0 board cell of the variant, 1 ring, 2–4 white/grey/black marble, 5–7 pool per colour,
-    /// 8–10 the mover's captures, 11–13 the opponent's captures (counts divided by the
-    /// colour's total, constant planes), 14 player one to move, 15 a ring must be removed,
-    /// 16 the marble that must keep jumping, 17 free rings.
     fn encode(&self, out: &mut [f32]) {
-        let geometry = self.geometry();
-        let area = geometry.width * geometry.height;
-        debug_assert_eq!(out.len(), PLANES * area);
-        out.fill(0.0);
-        let mut mark = |plane: usize, set: u64| {
-            for cell in cells(set) {
-                out[plane * area + geometry.grid_index[cell.index()] as usize] = 1.0;
-            }
-        };
-        mark(0, geometry.all);
-        mark(1, self.rings);
-        for c in 0..3 {
-            mark(2 + c, self.marbles[c]);
-        }
-        if let Phase::Jumping(cell) = self.phase {
-            mark(16, cell.bit());
-        }
-        mark(17, self.free_rings());
-        let mover = self.to_move.index();
-        let mut constant =
-            |plane: usize, value: f32| out[plane * area..(plane + 1) * area].fill(value);
-        for c in 0..3 {
-            let total = self.rules.total[c] as f32;
-            constant(5 + c, self.pool[c] as f32 / total);
-            constant(8 + c, self.captures[mover][c] as f32 / total);
-            constant(11 + c, self.captures[1 - mover][c] as f32 / total);
-        }
-        constant(
-            14,
-            if self.to_move == Player::One {
-                1.0
-            } else {
-                0.0
-            },
-        );
-        constant(
-            15,
-            if self.phase == Phase::Remove {
-                1.0
-            } else {
-                0.0
-            },
-        );
+        self.encode_planes(out)
     }
 
     fn transform(&self, sym: usize) -> Zertz {
-        let geometry = self.geometry();
-        let set = |s: u64| geometry.transform_set(sym, s);
-        let cell = |c: Cell| Cell(geometry.symmetries[sym].cell[c.index()]);
-        let mut out = self.clone();
-        out.rings = set(self.rings);
-        out.marbles = self.marbles.map(set);
-        out.phase = match self.phase {
-            Phase::Jumping(c) => Phase::Jumping(cell(c)),
-            other => other,
-        };
-        for key in out.history.iter_mut().chain([&mut out.turn_start]) {
-            key.rings = set(key.rings);
-            key.marbles = key.marbles.map(set);
-        }
-        out
+        symmetries::transform(self, sym)
     }
 
     fn transform_action(&self, sym: usize, action: Action) -> Action {
-        let symmetry = &self.geometry().symmetries[sym];
-        let cell = |c: Cell| Cell(symmetry.cell[c.index()]);
-        let step = match self.step_of(action) {
-            Step::Place(colour, c) => Step::Place(colour, cell(c)),
-            Step::Remove(c) => Step::Remove(cell(c)),
-            Step::Jump(c, d) => Step::Jump(cell(c), symmetry.direction[d] as usize),
-            Step::Pass => Step::Pass,
-        };
-        self.action(step)
+        symmetries::transform_action(self, sym, action)
     }
 
     fn transform_observation(&self, sym: usize, input: &[f32], output: &mut [f32]) {
-        // No plane changes meaning under a board symmetry.
-        const SAME_PLANES: [u16; PLANES] = {
-            let mut planes = [0u16; PLANES];
-            let mut i = 0;
-            while i < PLANES {
-                planes[i] = i as u16;
-                i += 1;
-            }
-            planes
-        };
-        let grid = &self.geometry().symmetries[sym].grid;
-        permute_planes(input, output, grid, &SAME_PLANES);
+        symmetries::transform_observation(self, sym, input, output)
     }
 
     fn render_text(&self) -> String {
