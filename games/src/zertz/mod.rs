@@ -27,8 +27,9 @@ pub use position::Zertz;
 pub use turn::Turn;
 pub use setup::Setup;
 
-use crate::error::SetupError;
-use crate::game::Spec;
+use crate::error::{SetupError, TurnError};
+use crate::game::{Action, Game, Player, Spec, Status};
+use position::Phase;
 use geometry::Geometry;
 
 /// A board and marble set from the spec's variant table.
@@ -252,5 +253,85 @@ impl Rules {
             .zip(self.goal_single)
             .any(|(&have, need)| have >= need)
             || captured.iter().all(|&have| have >= self.goal_each)
+    }
+}
+
+impl Game for Zertz {
+    type Turn = Turn;
+
+    fn spec(&self) -> &'static Spec {
+        &self.rules.spec
+    }
+
+    fn to_move(&self) -> Player {
+        self.to_move
+    }
+
+    fn status(&self) -> Status {
+        self.status
+    }
+
+    fn score(&self) -> [u32; 2] {
+        self.captures.map(|c| c.iter().map(|&n| n as u32).sum())
+    }
+
+    fn is_turn_start(&self) -> bool {
+        self.phase == Phase::TurnStart
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        Zertz::write_actions(self, out)
+    }
+
+    fn apply(&mut self, action: Action) {
+        Zertz::apply_action(self, action)
+    }
+
+    fn position_hash(&self) -> u64 {
+        Zertz::hash64(self)
+    }
+
+    fn legal_turns(&self, out: &mut Vec<Turn>) {
+        Zertz::write_turns(self, out)
+    }
+
+    fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
+        Zertz::turn_actions(self, turn)
+    }
+
+    fn format_turn(&self, turn: &Turn) -> String {
+        notation::format_turn(self, turn)
+    }
+
+    fn parse_turn(&self, text: &str) -> Result<Turn, TurnError> {
+        notation::parse_turn(self, text)
+    }
+
+    fn split_turns<'a>(&self, text: &'a str) -> Vec<&'a str> {
+        notation::split_turns(text)
+    }
+
+    fn encode(&self, out: &mut [f32]) {
+        self.encode_planes(out)
+    }
+
+    fn transform(&self, sym: usize) -> Zertz {
+        symmetries::transform(self, sym)
+    }
+
+    fn transform_action(&self, sym: usize, action: Action) -> Action {
+        symmetries::transform_action(self, sym, action)
+    }
+
+    fn transform_observation(&self, sym: usize, input: &[f32], output: &mut [f32]) {
+        symmetries::transform_observation(self, sym, input, output)
+    }
+
+    fn render_text(&self) -> String {
+        Zertz::render_text(self)
+    }
+
+    fn result_text(&self) -> String {
+        Zertz::result_text(self)
     }
 }

@@ -21,10 +21,8 @@ use std::fmt;
 
 use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
 use super::turn::{Step, Turn};
-use super::symmetries;
 use super::{Colour, Rules, Variant};
-use crate::error::TurnError;
-use crate::game::{Action, Game, Outcome, Player, Spec, Status};
+use crate::game::{Action, Outcome, Player, Status};
 
 /// Where the position stands inside a turn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -451,7 +449,7 @@ impl Zertz {
         }
     }
 
-    fn render(&self) -> String {
+    pub(crate) fn render_text(&self) -> String {
         let geometry = self.geometry();
         let top = cells(geometry.all)
             .map(|c| geometry.column_and_height(c).1)
@@ -514,30 +512,9 @@ fn mix(hash: u64, word: u64) -> u64 {
         .rotate_left(31)
 }
 
-impl Game for Zertz {
-    type Turn = Turn;
-
-    fn spec(&self) -> &'static Spec {
-        &self.rules.spec
-    }
-
-    fn to_move(&self) -> Player {
-        self.to_move
-    }
-
-    fn status(&self) -> Status {
-        self.status
-    }
-
-    fn score(&self) -> [u32; 2] {
-        self.captures.map(|c| c.iter().map(|&n| n as u32).sum())
-    }
-
-    fn is_turn_start(&self) -> bool {
-        self.phase == Phase::TurnStart
-    }
-
-    fn legal_actions(&self, out: &mut Vec<Action>) {
+impl Zertz {
+    /// The legal actions (the search's view), in a fixed order.
+    pub(crate) fn write_actions(&self, out: &mut Vec<Action>) {
         out.clear();
         if self.status.is_over() {
             return;
@@ -584,13 +561,15 @@ impl Game for Zertz {
         }
     }
 
-    fn apply(&mut self, action: Action) {
+    /// Applies one action, which must be legal.
+    pub(crate) fn apply_action(&mut self, action: Action) {
         let step = self.step_of(action);
         debug_assert!(self.is_legal(step), "illegal action {action:?} in {self:?}");
         self.apply_step(step);
     }
 
-    fn position_hash(&self) -> u64 {
+    /// A hash of everything the rules look at but the repetition history.
+    pub(crate) fn hash64(&self) -> u64 {
         let key = self.key();
         let phase = match self.phase {
             Phase::TurnStart => 0,
@@ -613,7 +592,8 @@ impl Game for Zertz {
         hash ^ (hash >> 31)
     }
 
-    fn legal_turns(&self, out: &mut Vec<Turn>) {
+    /// The legal whole turns (the turn layer), at a turn start.
+    pub(crate) fn write_turns(&self, out: &mut Vec<Turn>) {
         out.clear();
         if self.status.is_over() || self.phase != Phase::TurnStart {
             return;
@@ -652,7 +632,8 @@ impl Game for Zertz {
         }
     }
 
-    fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
+    /// The actions that play `turn`, one of the legal turns.
+    pub(crate) fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
         match turn {
             Turn::Place {
                 colour,
@@ -682,39 +663,7 @@ impl Game for Zertz {
         }
     }
 
-    fn format_turn(&self, turn: &Turn) -> String {
-        super::notation::format_turn(self, turn)
-    }
-
-    fn parse_turn(&self, text: &str) -> Result<Turn, TurnError> {
-        super::notation::parse_turn(self, text)
-    }
-
-    fn split_turns<'a>(&self, text: &'a str) -> Vec<&'a str> {
-        super::notation::split_turns(text)
-    }
-
-    fn encode(&self, out: &mut [f32]) {
-        self.encode_planes(out)
-    }
-
-    fn transform(&self, sym: usize) -> Zertz {
-        symmetries::transform(self, sym)
-    }
-
-    fn transform_action(&self, sym: usize, action: Action) -> Action {
-        symmetries::transform_action(self, sym, action)
-    }
-
-    fn transform_observation(&self, sym: usize, input: &[f32], output: &mut [f32]) {
-        symmetries::transform_observation(self, sym, input, output)
-    }
-
-    fn render_text(&self) -> String {
-        self.render()
-    }
-
-    fn result_text(&self) -> String {
+    pub(crate) fn result_text(&self) -> String {
         match self.status {
             Status::Ongoing => "ongoing".to_string(),
             Status::Over(Outcome::Draw) => "draw".to_string(),
@@ -726,6 +675,7 @@ impl Game for Zertz {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use crate::rng::SplitMix64;
 
     /// The history holds nothing while the pool has marbles (so cloning allocates nothing),
