@@ -351,7 +351,7 @@ impl Geometry {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
-    use crate::zertz::Variant;
+    use crate::zertz::variant::Variant;
 
     /// The shift groups give the same answer as the neighbour table, cell by cell.
     #[test]

@@ -6,10 +6,15 @@
 //! isolation note after a placement (`Wd4,d1 x Wa1Wa2`) are accepted; the note is checked
 //! against the marbles the placement actually isolates. A capture's text names its start and
 //! every landing, which fixes each jump, so two different capture sequences never share a text.
+//!
+//! Why a module of its own rather than part of [`super::turn`] (where DVONN and LYNGK keep
+//! their notation): reading plays the turn on a copy of the position and writing a capture
+//! names the marbles it jumps, so the notation sits above [`super::position`], which knows
+//! nothing of it.
 use super::geometry::{cells, Cell};
 use super::position::Zertz;
 use super::turn::{Step, Turn};
-use super::Colour;
+use super::variant::Colour;
 use crate::error::TurnError;
 use crate::game::{Action, Game};
 

@@ -21,7 +21,7 @@ use std::fmt;
 
 use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
 use super::turn::{Step, Turn};
-use super::{Colour, Rules, Variant};
+use super::variant::{Colour, Rules, Variant};
 use crate::game::{Action, Outcome, Player, Status};
 
 /// Where the position stands inside a turn.

@@ -3,7 +3,8 @@
 //! have produced as far as can be checked locally (marbles conserved, no full group left on
 //! the board, nobody already at a goal).
 use super::geometry::{cells, Cell};
-use super::{Colour, Variant, Zertz};
+use super::position::Zertz;
+use super::variant::{Colour, Variant};
 use crate::error::SetupError;
 use crate::game::Player;
 

@@ -8,7 +8,7 @@
 //! is in [`super::notation`], because reading a ZÈRTZ turn means checking it against the
 //! position step by step.
 use super::geometry::{Cell, DIRECTIONS};
-use super::Colour;
+use super::variant::Colour;
 use crate::game::Action;
 
 /// A whole turn as a player states it.
