@@ -226,3 +226,60 @@ impl Rules {
             || captured.iter().all(|&have| have >= self.goal_each)
     }
 }
+
+/// The geometry every variant derives from its column table.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::zertz::geometry::{cells, DIRECTIONS, NONE};
+
+    /// The shift groups give the same answer as the neighbour table, cell by cell.
+    #[test]
+    fn pull_matches_the_neighbour_table() {
+        let mut rng = SplitMix64::new(11);
+        for variant in Variant::ALL {
+            let geometry = &variant.rules().geometry;
+            for _ in 0..200 {
+                let set = rng.next_u64() & geometry.all;
+                for d in 0..DIRECTIONS {
+                    let expected = cells(geometry.all)
+                        .filter(|c| {
+                            let n = geometry.neighbour[c.index()][d];
+                            n != NONE && set & (1 << n) != 0
+                        })
+                        .fold(0, |acc, c| acc | c.bit());
+                    assert_eq!(geometry.pull(d, set), expected, "{variant} direction {d}");
+                }
+            }
+        }
+    }
+
+    /// Neighbours are mutual: the neighbour up-right of a cell has the cell down-left of it.
+    #[test]
+    fn neighbours_are_mutual_and_named_as_in_the_spec() {
+        for variant in Variant::ALL {
+            let geometry = &variant.rules().geometry;
+            for cell in cells(geometry.all) {
+                for d in 0..DIRECTIONS {
+                    if let Some(n) = geometry.step(cell, d) {
+                        assert_eq!(geometry.step(n, (d + 3) % DIRECTIONS), Some(cell));
+                    }
+                }
+            }
+        }
+        let geometry = &Variant::Standard.rules().geometry;
+        let d4 = geometry.cell("d4").unwrap();
+        let around: Vec<String> = (0..DIRECTIONS)
+            .map(|d| geometry.name(geometry.step(d4, d).unwrap()))
+            .collect();
+        assert_eq!(around, ["d5", "e4", "e3", "d3", "c3", "c4"]);
+        let a1 = geometry.cell("a1").unwrap();
+        let around: Vec<Option<Cell>> = (0..DIRECTIONS).map(|d| geometry.step(a1, d)).collect();
+        assert_eq!(
+            around.iter().filter(|n| n.is_some()).count(),
+            3,
+            "a1: a2, b2, b1"
+        );
+    }
+}
