@@ -1,18 +1,18 @@
 //! ZÈRTZ (shared/rules/zertz.md): marbles placed on a shrinking board of rings.
 //!
 //! How it fits together (the layout of [`crate::dvonn`] and [`crate::lyngk`]):
-//! - [`geometry`]: each board derived from the spec's column table: cells are bits of a `u64`,
+//! - `geometry`: each board derived from the spec's column table: cells are bits of a `u64`,
 //!   neighbours are shifts, symmetries are found by testing the lattice's twelve operations.
-//! - [`variant`]: the spec's variant table ([`Variant`]: board, marbles, goals) and the marble
+//! - `variant`: the spec's variant table ([`Variant`]: board, marbles, goals) and the marble
 //!   [`Colour`]s.
-//! - [`turn`]: whole turns ([`Turn`]) and the fixed action space (place, remove, jump, pass).
-//! - [`position`]: the position ([`Zertz`]) and the rules over bitboards: the action layer
+//! - `turn`: whole turns ([`Turn`]) and the fixed action space (place, remove, jump, pass).
+//! - `position`: the position ([`Zertz`]) and the rules over bitboards: the action layer
 //!   used by the search and the turn layer used by records.
-//! - [`notation`]: the official notation (`Wd4,d1`, `xd1Gd3Wd5`, `pass`). Unlike DVONN's and
-//!   LYNGK's it is not in [`turn`]: reading a turn checks it step by step on the position, so
-//!   it sits above [`position`], which knows nothing of it.
-//! - [`observation`] and [`symmetries`]: the network's view and the board's symmetries.
-//! - [`setup`]: [`Setup`] builds and validates arbitrary positions (tests, puzzles, the
+//! - `notation`: the official notation (`Wd4,d1`, `xd1Gd3Wd5`, `pass`). Unlike DVONN's and
+//!   LYNGK's it is not in `turn`: reading a turn checks it step by step on the position, so
+//!   it sits above `position`, which knows nothing of it.
+//! - `observation` and `symmetries`: the network's view and the board's symmetries.
+//! - `setup`: [`Setup`] builds and validates arbitrary positions (tests, puzzles, the
 //!   search's tests).
 //!
 //! The action space, observation planes and the repetition bookkeeping are documented in

@@ -10,7 +10,7 @@ use super::geometry::cells;
 use super::position::{Phase, Zertz};
 use crate::game::Player;
 
-/// Number of observation planes (layout in `docs/games/zertz.md` and [`Zertz::encode`]).
+/// Number of observation planes (layout in `docs/games/zertz.md` and at `Zertz::encode_planes`).
 pub const PLANES: usize = 18;
 
 impl Zertz {
