@@ -4,6 +4,14 @@
 //! actions and turns, the record notation, observation planes and board symmetries. The
 //! search (`gipfzero-mcts`), the network (`gipfzero-model`) and self-play build on
 //! [`Game`]. The rules follow the project's specifications in `shared/rules/`.
+//!
+//! The three engines share one layout: `geometry` (the board as bits of a `u64`), `turn` (turns
+//! and the fixed action space), `position` (the position and its rules), `observation` and
+//! `symmetries` (the network's view), and `impl Game` in the engine's module root; ZÈRTZ adds
+//! `variant` (its board and marble variants), `notation` and `setup`, LYNGK `stack`. Each file
+//! imports only those below it, never the module root. [`bitboard`] walks the cells of a
+//! bitboard for all three.
+pub mod bitboard;
 pub mod dvonn;
 pub mod error;
 pub mod game;

@@ -7,6 +7,9 @@
 //! of different trees are independent, so they may run on rayon's threads; whether that pays
 //! depends on the game and the number of trees, hence the switch (off by default).
 //!
+//! [`Search::run`], one search alone, is defined here too, as a pool of one: this module builds
+//! on [`crate::search`], never the reverse.
+//!
 //! Measured (`cargo bench -p gipfzero-mcts --bench search -- --quick`, uniform evaluator, 400
 //! simulations per tree, a 2-core machine shared with other builds, load ≈ 6): with Nim's
 //! trivial move generator a step is about a microsecond per tree and rayon loses (16 trees:
@@ -108,6 +111,22 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
         }
     }
     searches.iter_mut().map(|s| s.finish()).collect()
+}
+
+impl<G: Game> Search<G> {
+    /// Runs a whole search with `evaluator` alone (the same steps as in a pool of one).
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<SearchResult, SearchError> {
+        let mut results = run_lockstep(
+            std::slice::from_mut(self),
+            evaluator,
+            false,
+            &mut Default::default(),
+        )?;
+        Ok(results.remove(0))
+    }
 }
 
 /// A set of searches (one per game in play) run in lockstep against one evaluator.

@@ -4,7 +4,9 @@
 //! the tree down to one or a few leaves and puts them in the search's batch; whoever drives the
 //! search (the lockstep loop of [`crate::pool`]) evaluates the batches of many searches in one
 //! call and hands the results back with [`Search::absorb`]. [`Search::run`] drives a single
-//! search the same way, so a search alone and a search in a pool take the same steps.
+//! search as a pool of one, so a search alone and a search in a pool take the same steps; it
+//! is written in `pool.rs`, which builds on this module, so that this module needs nothing of
+//! the pool.
 //!
 //! One search is one *decision* (one action); an agent that owes a whole turn runs one search
 //! per action of its turn ([`crate::agent::MctsAgent`]). Between decisions [`Search::advance`]
@@ -13,7 +15,7 @@ use gipfzero_games::{Action, Game, Player, SplitMix64, Status};
 use thiserror::Error;
 
 use crate::config::{ConfigError, GumbelConfig, RootPolicy, SearchConfig};
-use crate::evaluator::{Batch, EvalError, Evaluator};
+use crate::evaluator::{Batch, EvalError};
 use crate::noise;
 use crate::tree::{NodeKind, Tree, EDGE_BYTES, NODE_BYTES};
 
@@ -706,20 +708,6 @@ impl<G: Game> Search<G> {
             target -= w;
         }
         weights.iter().rposition(|&w| w > 0.0).unwrap_or(0)
-    }
-
-    /// Runs a whole search with `evaluator` alone (the same steps as in a pool of one).
-    pub fn run<E: Evaluator<G> + ?Sized>(
-        &mut self,
-        evaluator: &E,
-    ) -> Result<SearchResult, SearchError> {
-        let mut results = crate::pool::run_lockstep(
-            std::slice::from_mut(self),
-            evaluator,
-            false,
-            &mut Default::default(),
-        )?;
-        Ok(results.remove(0))
     }
 
     /// Plays `action` at the root and moves the tree along: with tree reuse the subtree under

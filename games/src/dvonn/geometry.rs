@@ -13,6 +13,8 @@
 //! nothing is typed in per cell.
 use std::fmt;
 
+use crate::bitboard::{self, BitCell};
+
 /// Width of the padded grid: letters `a`–`k`.
 pub const WIDTH: usize = 11;
 /// Height of the padded grid: rows 1–5.
@@ -368,34 +370,18 @@ pub fn connected(seeds: u64, occupied: u64) -> u64 {
 /// The spaces of a bitboard, in increasing order.
 #[inline]
 pub fn cells(set: u64) -> Cells {
-    Cells(set)
+    Cells::new(set)
 }
 
-/// Iterator over the spaces of a bitboard; knows its length, so `extend` reserves once.
-#[derive(Clone, Debug)]
-pub struct Cells(u64);
+/// Iterator over the spaces of a bitboard (the shared one of [`crate::bitboard`]).
+pub type Cells = bitboard::Cells<Cell>;
 
-impl Iterator for Cells {
-    type Item = Cell;
-
+impl BitCell for Cell {
     #[inline]
-    fn next(&mut self) -> Option<Cell> {
-        if self.0 == 0 {
-            return None;
-        }
-        let bit = self.0.trailing_zeros() as u8;
-        self.0 &= self.0 - 1;
-        Some(Cell(bit))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
-        (n, Some(n))
+    fn from_bit(bit: u8) -> Cell {
+        Cell(bit)
     }
 }
-
-impl ExactSizeIterator for Cells {}
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use crate::bitboard::{self, BitCell};
+
 /// Number of points on the board.
 pub const POINTS: usize = 43;
 
@@ -105,6 +107,23 @@ impl Point {
         }
         Some(Point(geometry().column_start[column] + number - 1))
     }
+}
+
+impl BitCell for Point {
+    #[inline]
+    fn from_bit(bit: u8) -> Point {
+        debug_assert!((bit as usize) < POINTS, "bit {bit} is no point");
+        Point(bit)
+    }
+}
+
+/// Iterator over the points of a bitboard (the shared one of [`crate::bitboard`]).
+pub type Points = bitboard::Cells<Point>;
+
+/// The points of a bitboard, in the spec's order.
+#[inline]
+pub fn points(set: u64) -> Points {
+    Points::new(set)
 }
 
 impl fmt::Display for Point {

@@ -167,7 +167,7 @@ fn render(position: &Lyngk) -> String {
         let _ = writeln!(out, "claimed this turn: {c}");
     }
     if let Some(m) = position.moving {
-        let used: Vec<String> = Point::all().filter(|p| m.used & p.bit() != 0).map(|p| p.to_string()).collect();
+        let used: Vec<String> = geometry::points(m.used).map(|p| p.to_string()).collect();
         let _ = writeln!(
             out,
             "moving {} from {} (shown in brackets), at LYNGK point {}, used {}",

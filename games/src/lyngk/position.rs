@@ -6,7 +6,7 @@
 //! owns it) is a LYNGK point and the recursion fans out in six directions from it, anything
 //! else is a landing or a dead end. The legal actions offer a start or a continuation only
 //! when at least one complete move lies behind it, so the search never walks into a dead end.
-use super::geometry::{Direction, Point, POINTS};
+use super::geometry::{points, Direction, Point, POINTS};
 use super::stack::{Colour, Piece, Stack, MAX_HEIGHT};
 use super::turn::{Move, Path, Step, Turn};
 use crate::error::{SetupError, TurnError};
@@ -337,10 +337,7 @@ impl Lyngk {
     /// Pushes the start actions that `player`, owning `own`, has: one per origin and first
     /// direction with a complete move behind it.
     fn push_starts(&self, player: Player, own: u8, out: &mut Vec<Action>) {
-        let mut origins = self.occupied;
-        while origins != 0 {
-            let origin = Point::new(origins.trailing_zeros() as usize).expect("board bit");
-            origins &= origins - 1;
+        for origin in points(self.occupied) {
             let Some((stack, is_own)) = self.movable(origin, player, own) else { continue };
             let occupied = self.occupied & !origin.bit();
             for d in Direction::ALL {
@@ -353,10 +350,7 @@ impl Lyngk {
 
     /// Whether `player`, owning `own`, has any move.
     fn has_move_with(&self, player: Player, own: u8) -> bool {
-        let mut origins = self.occupied;
-        while origins != 0 {
-            let origin = Point::new(origins.trailing_zeros() as usize).expect("board bit");
-            origins &= origins - 1;
+        for origin in points(self.occupied) {
             if let Some((stack, is_own)) = self.movable(origin, player, own) {
                 let occupied = self.occupied & !origin.bit();
                 if Direction::ALL.iter().any(|&d| self.line_completes(occupied, origin, d, stack, is_own, 0)) {

@@ -83,7 +83,7 @@ fn recolour_set(set: u8, map: &[Colour; 5]) -> u8 {
 }
 
 fn move_bits(bits: u64, points: &[Point; POINTS]) -> u64 {
-    Point::all().filter(|p| bits & p.bit() != 0).fold(0, |acc, p| acc | points[p.index()].bit())
+    super::geometry::points(bits).fold(0, |acc, p| acc | points[p.index()].bit())
 }
 
 /// The position seen through symmetry `sym`.

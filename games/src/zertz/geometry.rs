@@ -16,6 +16,8 @@
 //! edge midpoint or a triangle centre) is one of them followed by an integer translation.
 use std::fmt;
 
+use crate::bitboard::{self, BitCell};
+
 /// Number of directions around a cell.
 pub const DIRECTIONS: usize = 6;
 
@@ -44,21 +46,20 @@ impl Cell {
     }
 }
 
-/// Iterates the cells of a bitboard in increasing order.
-#[derive(Clone, Copy)]
-pub(crate) struct Cells(pub u64);
-
-impl Iterator for Cells {
-    type Item = Cell;
+impl BitCell for Cell {
     #[inline]
-    fn next(&mut self) -> Option<Cell> {
-        if self.0 == 0 {
-            return None;
-        }
-        let index = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(Cell(index as u8))
+    fn from_bit(bit: u8) -> Cell {
+        Cell(bit)
     }
+}
+
+/// Iterator over the cells of a bitboard (the shared one of [`crate::bitboard`]).
+pub(crate) type Cells = bitboard::Cells<Cell>;
+
+/// The cells of a bitboard, in increasing order.
+#[inline]
+pub(crate) fn cells(set: u64) -> Cells {
+    Cells::new(set)
 }
 
 /// Cells whose neighbour lies `shift` indices away, as one mask: one shift serves them all.
@@ -342,62 +343,6 @@ impl Geometry {
     /// Maps a bitboard through a symmetry.
     pub fn transform_set(&self, sym: usize, set: u64) -> u64 {
         let map = &self.symmetries[sym].cell;
-        Cells(set).fold(0, |acc, c| acc | 1u64 << map[c.index()])
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::SplitMix64;
-    use crate::zertz::Variant;
-
-    /// The shift groups give the same answer as the neighbour table, cell by cell.
-    #[test]
-    fn pull_matches_the_neighbour_table() {
-        let mut rng = SplitMix64::new(11);
-        for variant in Variant::ALL {
-            let geometry = &variant.rules().geometry;
-            for _ in 0..200 {
-                let set = rng.next_u64() & geometry.all;
-                for d in 0..DIRECTIONS {
-                    let expected = Cells(geometry.all)
-                        .filter(|c| {
-                            let n = geometry.neighbour[c.index()][d];
-                            n != NONE && set & (1 << n) != 0
-                        })
-                        .fold(0, |acc, c| acc | c.bit());
-                    assert_eq!(geometry.pull(d, set), expected, "{variant} direction {d}");
-                }
-            }
-        }
-    }
-
-    /// Neighbours are mutual: the neighbour up-right of a cell has the cell down-left of it.
-    #[test]
-    fn neighbours_are_mutual_and_named_as_in_the_spec() {
-        for variant in Variant::ALL {
-            let geometry = &variant.rules().geometry;
-            for cell in Cells(geometry.all) {
-                for d in 0..DIRECTIONS {
-                    if let Some(n) = geometry.step(cell, d) {
-                        assert_eq!(geometry.step(n, (d + 3) % DIRECTIONS), Some(cell));
-                    }
-                }
-            }
-        }
-        let geometry = &Variant::Standard.rules().geometry;
-        let d4 = geometry.cell("d4").unwrap();
-        let around: Vec<String> = (0..DIRECTIONS)
-            .map(|d| geometry.name(geometry.step(d4, d).unwrap()))
-            .collect();
-        assert_eq!(around, ["d5", "e4", "e3", "d3", "c3", "c4"]);
-        let a1 = geometry.cell("a1").unwrap();
-        let around: Vec<Option<Cell>> = (0..DIRECTIONS).map(|d| geometry.step(a1, d)).collect();
-        assert_eq!(
-            around.iter().filter(|n| n.is_some()).count(),
-            3,
-            "a1: a2, b2, b1"
-        );
+        cells(set).fold(0, |acc, c| acc | 1u64 << map[c.index()])
     }
 }

@@ -6,9 +6,15 @@
 //! isolation note after a placement (`Wd4,d1 x Wa1Wa2`) are accepted; the note is checked
 //! against the marbles the placement actually isolates. A capture's text names its start and
 //! every landing, which fixes each jump, so two different capture sequences never share a text.
-use super::geometry::{Cell, Cells};
-use super::position::{Step, Turn, Zertz};
-use super::Colour;
+//!
+//! Why a module of its own rather than part of [`super::turn`] (where DVONN and LYNGK keep
+//! their notation): reading plays the turn on a copy of the position and writing a capture
+//! names the marbles it jumps, so the notation sits above [`super::position`], which knows
+//! nothing of it.
+use super::geometry::{cells, Cell};
+use super::position::Zertz;
+use super::turn::{Step, Turn};
+use super::variant::Colour;
 use crate::error::TurnError;
 use crate::game::{Action, Game};
 
@@ -312,7 +318,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                 (true, None) => {
                     return Err(illegal(format!(
                         "a free ring must be removed (free: {})",
-                        names(&after, Cells(after.free_rings()))
+                        names(&after, cells(after.free_rings()))
                     )))
                 }
                 (false, Some(r)) => {
@@ -326,7 +332,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                         return Err(illegal(format!(
                             "{} is not a free ring (free: {})",
                             name(r),
-                            names(&after, Cells(after.free_rings()))
+                            names(&after, cells(after.free_rings()))
                         )));
                     }
                 }
@@ -337,7 +343,7 @@ pub(crate) fn parse_turn(position: &Zertz, text: &str) -> Result<Turn, TurnError
                 for c in Colour::ALL {
                     let before =
                         position.marbles[c.index()] | if c == colour { cell.bit() } else { 0 };
-                    isolated.extend(Cells(before & !after.marbles[c.index()]).map(|x| (c, x)));
+                    isolated.extend(cells(before & !after.marbles[c.index()]).map(|x| (c, x)));
                 }
                 note.sort();
                 isolated.sort();

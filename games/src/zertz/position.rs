@@ -19,27 +19,10 @@
 //! game, and it is exact (positions, not hashes, are compared).
 use std::fmt;
 
-use super::geometry::{Cell, Cells, Geometry, DIRECTIONS, NONE};
-use super::{Colour, Rules, Variant, PLANES};
-use crate::error::TurnError;
-use crate::game::{Action, Game, Outcome, Player, Spec, Status};
-use crate::symmetry::permute_planes;
-
-/// A whole turn as a player states it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Turn {
-    /// A marble from the pool (or, with the pool empty, from the mover's captures) on a vacant
-    /// ring, and the free ring removed (`None` when no ring is free).
-    Place {
-        colour: Colour,
-        cell: Cell,
-        removed: Option<Cell>,
-    },
-    /// The marble on `start` jumps, landing on each of `landings` in turn.
-    Capture { start: Cell, landings: Vec<Cell> },
-    /// Only when no other turn is possible.
-    Pass,
-}
+use super::geometry::{cells, Cell, Geometry, DIRECTIONS, NONE};
+use super::turn::{Step, Turn};
+use super::variant::{Colour, Rules, Variant};
+use crate::game::{Action, Outcome, Player, Status};
 
 /// Where the position stands inside a turn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -51,20 +34,11 @@ pub(crate) enum Phase {
     Jumping(Cell),
 }
 
-/// One decision of the action space (see `docs/games/zertz.md`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
-    Place(Colour, Cell),
-    Remove(Cell),
-    Jump(Cell, usize),
-    Pass,
-}
-
 /// What repetition compares: board, pool, captures, player to move.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
-    rings: u64,
-    marbles: [u64; 3],
+    pub(crate) rings: u64,
+    pub(crate) marbles: [u64; 3],
     /// Pool and both players' captures, 4 bits each, and the player to move.
     counts: u64,
 }
@@ -82,11 +56,11 @@ pub struct Zertz {
     pub(crate) phase: Phase,
     pub(crate) status: Status,
     /// Positions at the turn starts since the last irreversible turn, the current one excluded.
-    history: Vec<Key>,
+    pub(crate) history: Vec<Key>,
     /// Inside a turn begun with an empty pool (the only turns that may be reversible): the
     /// position at its start, which joins the history if the turn proves reversible. All
     /// zero otherwise (a real position has rings).
-    turn_start: Key,
+    pub(crate) turn_start: Key,
 }
 
 impl PartialEq for Zertz {
@@ -195,7 +169,7 @@ impl Zertz {
 
     /// The rings still on the board, in cell order.
     pub fn rings(&self) -> Vec<Cell> {
-        Cells(self.rings).collect()
+        cells(self.rings).collect()
     }
 
     /// Marbles left in the pool, by colour.
@@ -210,7 +184,7 @@ impl Zertz {
 
     /// The vacant rings that are free (could be removed now).
     pub fn free_ring_cells(&self) -> Vec<Cell> {
-        Cells(self.free_rings()).collect()
+        cells(self.free_rings()).collect()
     }
 
     /// Whether a free ring must be removed before the turn ends.
@@ -326,29 +300,11 @@ impl Zertz {
     }
 
     pub(crate) fn action(&self, step: Step) -> Action {
-        let n = self.geometry().cells;
-        let index = match step {
-            Step::Place(colour, cell) => colour.index() * n + cell.index(),
-            Step::Remove(cell) => 3 * n + cell.index(),
-            Step::Jump(cell, d) => 4 * n + cell.index() * DIRECTIONS + d,
-            Step::Pass => 10 * n,
-        };
-        Action(index as u16)
+        step.action(self.geometry().cells)
     }
 
     pub(crate) fn step_of(&self, action: Action) -> Step {
-        let n = self.geometry().cells;
-        let a = action.index();
-        if a < 3 * n {
-            Step::Place(Colour::ALL[a / n], Cell((a % n) as u8))
-        } else if a < 4 * n {
-            Step::Remove(Cell((a - 3 * n) as u8))
-        } else if a < 10 * n {
-            let j = a - 4 * n;
-            Step::Jump(Cell((j / DIRECTIONS) as u8), j % DIRECTIONS)
-        } else {
-            Step::Pass
-        }
+        Step::of(action, self.geometry().cells)
     }
 
     /// Closes the turn of the player to move: isolation after a placement, then the checks in
@@ -493,15 +449,14 @@ impl Zertz {
         }
     }
 
-    fn render(&self) -> String {
+    pub(crate) fn render_text(&self) -> String {
         let geometry = self.geometry();
-        let cells = Cells(geometry.all);
-        let top = cells
+        let top = cells(geometry.all)
             .map(|c| geometry.column_and_height(c).1)
             .max()
             .unwrap_or(0);
         let mut lines = vec![vec![b' '; geometry.width * 4 + 1]; top as usize + 1];
-        for cell in Cells(geometry.all) {
+        for cell in cells(geometry.all) {
             let (q, y) = geometry.column_and_height(cell);
             let symbol = match self.marble(cell) {
                 Some(colour) => colour.letter() as u8,
@@ -557,37 +512,16 @@ fn mix(hash: u64, word: u64) -> u64 {
         .rotate_left(31)
 }
 
-impl Game for Zertz {
-    type Turn = Turn;
-
-    fn spec(&self) -> &'static Spec {
-        &self.rules.spec
-    }
-
-    fn to_move(&self) -> Player {
-        self.to_move
-    }
-
-    fn status(&self) -> Status {
-        self.status
-    }
-
-    fn score(&self) -> [u32; 2] {
-        self.captures.map(|c| c.iter().map(|&n| n as u32).sum())
-    }
-
-    fn is_turn_start(&self) -> bool {
-        self.phase == Phase::TurnStart
-    }
-
-    fn legal_actions(&self, out: &mut Vec<Action>) {
+impl Zertz {
+    /// The legal actions (the search's view), in a fixed order.
+    pub(crate) fn write_actions(&self, out: &mut Vec<Action>) {
         out.clear();
         if self.status.is_over() {
             return;
         }
         match self.phase {
             Phase::Remove => {
-                for cell in Cells(self.free_rings()) {
+                for cell in cells(self.free_rings()) {
                     out.push(self.action(Step::Remove(cell)));
                 }
             }
@@ -602,7 +536,7 @@ impl Game for Zertz {
                 let jumpers = self.jumpers();
                 let any = jumpers.iter().fold(0, |acc, &j| acc | j);
                 if any != 0 {
-                    for cell in Cells(any) {
+                    for cell in cells(any) {
                         for (d, &j) in jumpers.iter().enumerate() {
                             if j & cell.bit() != 0 {
                                 out.push(self.action(Step::Jump(cell, d)));
@@ -615,7 +549,7 @@ impl Game for Zertz {
                 let vacant = self.vacant();
                 for colour in Colour::ALL {
                     if placeable[colour.index()] {
-                        for cell in Cells(vacant) {
+                        for cell in cells(vacant) {
                             out.push(self.action(Step::Place(colour, cell)));
                         }
                     }
@@ -627,13 +561,15 @@ impl Game for Zertz {
         }
     }
 
-    fn apply(&mut self, action: Action) {
+    /// Applies one action, which must be legal.
+    pub(crate) fn apply_action(&mut self, action: Action) {
         let step = self.step_of(action);
         debug_assert!(self.is_legal(step), "illegal action {action:?} in {self:?}");
         self.apply_step(step);
     }
 
-    fn position_hash(&self) -> u64 {
+    /// A hash of everything the rules look at but the repetition history.
+    pub(crate) fn hash64(&self) -> u64 {
         let key = self.key();
         let phase = match self.phase {
             Phase::TurnStart => 0,
@@ -656,14 +592,15 @@ impl Game for Zertz {
         hash ^ (hash >> 31)
     }
 
-    fn legal_turns(&self, out: &mut Vec<Turn>) {
+    /// The legal whole turns (the turn layer), at a turn start.
+    pub(crate) fn write_turns(&self, out: &mut Vec<Turn>) {
         out.clear();
         if self.status.is_over() || self.phase != Phase::TurnStart {
             return;
         }
         let occupied = self.occupied();
         let mut path = Vec::new();
-        for start in Cells(occupied) {
+        for start in cells(occupied) {
             self.capture_sequences(start, start, occupied, &mut path, out);
         }
         if !out.is_empty() {
@@ -672,7 +609,7 @@ impl Game for Zertz {
         let free = self.free_rings();
         let placeable = self.placeable(self.to_move);
         for colour in Colour::ALL.into_iter().filter(|c| placeable[c.index()]) {
-            for cell in Cells(self.vacant()) {
+            for cell in cells(self.vacant()) {
                 let free_after = free & !cell.bit();
                 if free_after == 0 {
                     out.push(Turn::Place {
@@ -681,7 +618,7 @@ impl Game for Zertz {
                         removed: None,
                     });
                 }
-                for removed in Cells(free_after) {
+                for removed in cells(free_after) {
                     out.push(Turn::Place {
                         colour,
                         cell,
@@ -695,7 +632,8 @@ impl Game for Zertz {
         }
     }
 
-    fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
+    /// The actions that play `turn`, one of the legal turns.
+    pub(crate) fn turn_actions(&self, turn: &Turn) -> Vec<Action> {
         match turn {
             Turn::Place {
                 colour,
@@ -725,119 +663,7 @@ impl Game for Zertz {
         }
     }
 
-    fn format_turn(&self, turn: &Turn) -> String {
-        super::notation::format_turn(self, turn)
-    }
-
-    fn parse_turn(&self, text: &str) -> Result<Turn, TurnError> {
-        super::notation::parse_turn(self, text)
-    }
-
-    fn split_turns<'a>(&self, text: &'a str) -> Vec<&'a str> {
-        super::notation::split_turns(text)
-    }
-
-    /// Planes, each `height × width` over the axial grid (see `docs/games/zertz.md`):
-    /// 0 board cell of the variant, 1 ring, 2–4 white/grey/black marble, 5–7 pool per colour,
-    /// 8–10 the mover's captures, 11–13 the opponent's captures (counts divided by the
-    /// colour's total, constant planes), 14 player one to move, 15 a ring must be removed,
-    /// 16 the marble that must keep jumping, 17 free rings.
-    fn encode(&self, out: &mut [f32]) {
-        let geometry = self.geometry();
-        let area = geometry.width * geometry.height;
-        debug_assert_eq!(out.len(), PLANES * area);
-        out.fill(0.0);
-        let mut mark = |plane: usize, set: u64| {
-            for cell in Cells(set) {
-                out[plane * area + geometry.grid_index[cell.index()] as usize] = 1.0;
-            }
-        };
-        mark(0, geometry.all);
-        mark(1, self.rings);
-        for c in 0..3 {
-            mark(2 + c, self.marbles[c]);
-        }
-        if let Phase::Jumping(cell) = self.phase {
-            mark(16, cell.bit());
-        }
-        mark(17, self.free_rings());
-        let mover = self.to_move.index();
-        let mut constant =
-            |plane: usize, value: f32| out[plane * area..(plane + 1) * area].fill(value);
-        for c in 0..3 {
-            let total = self.rules.total[c] as f32;
-            constant(5 + c, self.pool[c] as f32 / total);
-            constant(8 + c, self.captures[mover][c] as f32 / total);
-            constant(11 + c, self.captures[1 - mover][c] as f32 / total);
-        }
-        constant(
-            14,
-            if self.to_move == Player::One {
-                1.0
-            } else {
-                0.0
-            },
-        );
-        constant(
-            15,
-            if self.phase == Phase::Remove {
-                1.0
-            } else {
-                0.0
-            },
-        );
-    }
-
-    fn transform(&self, sym: usize) -> Zertz {
-        let geometry = self.geometry();
-        let set = |s: u64| geometry.transform_set(sym, s);
-        let cell = |c: Cell| Cell(geometry.symmetries[sym].cell[c.index()]);
-        let mut out = self.clone();
-        out.rings = set(self.rings);
-        out.marbles = self.marbles.map(set);
-        out.phase = match self.phase {
-            Phase::Jumping(c) => Phase::Jumping(cell(c)),
-            other => other,
-        };
-        for key in out.history.iter_mut().chain([&mut out.turn_start]) {
-            key.rings = set(key.rings);
-            key.marbles = key.marbles.map(set);
-        }
-        out
-    }
-
-    fn transform_action(&self, sym: usize, action: Action) -> Action {
-        let symmetry = &self.geometry().symmetries[sym];
-        let cell = |c: Cell| Cell(symmetry.cell[c.index()]);
-        let step = match self.step_of(action) {
-            Step::Place(colour, c) => Step::Place(colour, cell(c)),
-            Step::Remove(c) => Step::Remove(cell(c)),
-            Step::Jump(c, d) => Step::Jump(cell(c), symmetry.direction[d] as usize),
-            Step::Pass => Step::Pass,
-        };
-        self.action(step)
-    }
-
-    fn transform_observation(&self, sym: usize, input: &[f32], output: &mut [f32]) {
-        // No plane changes meaning under a board symmetry.
-        const SAME_PLANES: [u16; PLANES] = {
-            let mut planes = [0u16; PLANES];
-            let mut i = 0;
-            while i < PLANES {
-                planes[i] = i as u16;
-                i += 1;
-            }
-            planes
-        };
-        let grid = &self.geometry().symmetries[sym].grid;
-        permute_planes(input, output, grid, &SAME_PLANES);
-    }
-
-    fn render_text(&self) -> String {
-        self.render()
-    }
-
-    fn result_text(&self) -> String {
+    pub(crate) fn result_text(&self) -> String {
         match self.status {
             Status::Ongoing => "ongoing".to_string(),
             Status::Over(Outcome::Draw) => "draw".to_string(),
@@ -849,6 +675,7 @@ impl Game for Zertz {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use crate::rng::SplitMix64;
 
     /// The history holds nothing while the pool has marbles (so cloning allocates nothing),

@@ -2,8 +2,9 @@
 //! positions that no short game reaches, and a position built here is one the rules could
 //! have produced as far as can be checked locally (marbles conserved, no full group left on
 //! the board, nobody already at a goal).
-use super::geometry::{Cell, Cells};
-use super::{Colour, Variant, Zertz};
+use super::geometry::{cells, Cell};
+use super::position::Zertz;
+use super::variant::{Colour, Variant};
 use crate::error::SetupError;
 use crate::game::Player;
 
@@ -163,7 +164,7 @@ impl Setup {
         let position = Zertz::from_parts(rules, rings, marbles, pool, self.captures, self.to_move);
         let full = position.isolated();
         if full != 0 {
-            let names: Vec<String> = Cells(full).map(|c| geometry.name(c)).collect();
+            let names: Vec<String> = cells(full).map(|c| geometry.name(c)).collect();
             return Err(SetupError(format!(
                 "rings {} form groups with a marble on every ring, which isolation would have removed",
                 names.join(" ")
