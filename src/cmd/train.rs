@@ -15,7 +15,8 @@ use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_train::config::RunConfig;
-use gipfzero_train::run::{IterationMetrics, RunDir};
+use gipfzero_train::metrics::IterationMetrics;
+use gipfzero_train::run::RunDir;
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
