@@ -8,7 +8,8 @@ use gipfzero_play::AgentSource;
 
 use gipfzero_train::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
-use gipfzero_train::run::{read_metrics, write_json_lines, CheckpointRating, EvaluationMetrics, RunDir};
+use gipfzero_train::metrics::{read_metrics, write_json_lines, CheckpointRating, EvaluationMetrics};
+use gipfzero_train::run::RunDir;
 use gipfzero_train::stats::{fit_elo, Pairing, Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use clap::Args;
 use gipfzero_games::registry::GameName;
 use gipfzero_train::config::RunConfig;
-use gipfzero_train::run::{IterationMetrics, RunDir};
+use gipfzero_train::metrics::IterationMetrics;
+use gipfzero_train::run::RunDir;
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {

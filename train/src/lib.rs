@@ -9,8 +9,12 @@
 //! - [`trainer`]: SGD steps (masked policy cross-entropy + value MSE) with its own Adam and
 //!   SGD whose moments are saved in checkpoints, learning-rate schedules, and symmetry
 //!   augmentation.
-//! - [`run`]: the run directory — resolved config, resume counters (atomic), metrics as
-//!   JSON Lines (fsync'd), SVG plots of the learning curves and Elo.
+//! - [`run`]: the run directory — its layout, the resolved config (compared when a run resumes),
+//!   resume counters (atomic), and the methods that write its metrics and plots.
+//! - [`metrics`]: the metrics schema — per iteration and per rated checkpoint, as JSON Lines
+//!   (appended and fsync'd, or replaced atomically), read back past a torn last line.
+//! - [`plots`]: SVG charts of the learning curves, Elo and scores.
+//! - [`cpu`]: the process's CPU time, the `cpu_s` of the metrics.
 //! - [`pipeline`]: the loop itself (self-play → window → SGD → checkpoint → evaluation →
 //!   gating, resumable), over the [`pipeline::SelfPlay`] and [`pipeline::Arena`] traits, and
 //!   [`train`], a whole run from its config as one call.
@@ -23,9 +27,12 @@
 pub mod agents;
 pub mod bench;
 pub mod config;
+pub mod cpu;
 pub mod evaluate;
 pub mod generation;
+pub mod metrics;
 pub mod pipeline;
+pub mod plots;
 pub mod replay;
 pub mod run;
 pub mod stats;

@@ -40,13 +40,12 @@ use gipfzero_model::Network;
 use thiserror::Error;
 
 use crate::config::{Opponent, RunConfig};
+use crate::cpu::process_cpu_seconds;
 use crate::evaluate::{MatchReport, NetworkArena};
 use crate::generation::ShardSelfPlay;
+use crate::metrics::{read_metrics, EvaluationMetrics, IterationMetrics, SelfPlayMetrics, TrainingMetrics};
 use crate::replay::{ReplayError, ReplayWindow, Samples};
-use crate::run::{
-    process_cpu_seconds, read_metrics, EvaluationMetrics, IterationMetrics, ResumeState, RunDir,
-    RunError, SelfPlayMetrics, TrainingMetrics,
-};
+use crate::run::{ResumeState, RunDir, RunError};
 use crate::trainer::{Trainer, TrainerError};
 
 /// One generation of self-play.

@@ -1,4 +1,8 @@
-//! The run directory: everything a training run leaves on disk, and the metrics it reports.
+//! The run directory: everything a training run leaves on disk, and how a restart finds its
+//! place in it.
+//!
+//! [`RunDir`] names the paths and writes the files; what the metrics and ratings files hold
+//! is the metrics schema ([`crate::metrics`]), and the charts are drawn by [`crate::plots`].
 //!
 //! ```text
 //! RUN_DIR/
@@ -25,22 +29,19 @@
 //! (its evaluation included, after `latest` and `best` were already rewritten) resumes from
 //! the networks of the iteration before, and no SGD step is applied twice.
 //!
-//! Plots are SVG drawn by `plotters` without any font library: plotters' built-in text
-//! layout estimates glyph widths and the SVG carries the text as `<text>` elements, which
-//! the viewer renders with its own fonts. Tests check the labels are present.
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+//! [`read_metrics`]: crate::metrics::read_metrics
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use gipfzero_selfplay::LeagueTally;
 use gipfzero_store::write_atomically;
-use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::config::{ConfigError, RunConfig};
+use crate::metrics::{append_metrics_line, write_json_lines, CheckpointRating, EvaluationMetrics, IterationMetrics};
+use crate::plots::{plot_elo, plot_learning, plot_results};
 use crate::replay::ReplayState;
-use crate::trainer::StepStats;
 
 /// Why the run directory could not be used.
 #[derive(Debug, Error)]
@@ -58,7 +59,7 @@ pub enum RunError {
     Plot { path: PathBuf, message: String },
 }
 
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
     move |source| RunError::Io {
         path: path.to_path_buf(),
         source,
@@ -262,16 +263,7 @@ impl RunDir {
     /// Appends one iteration's metrics as a JSON line and syncs it to disk.
     pub fn append_metrics(&self, metrics: &IterationMetrics) -> Result<(), RunError> {
         let path = self.metrics_path();
-        let mut line = serde_json::to_string(metrics).expect("metrics serialise");
-        line.push('\n');
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_error(&path))?;
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.sync_data())
-            .map_err(io_error(&path))
+        append_metrics_line(&path, metrics).map_err(io_error(&path))
     }
 
     /// Redraws `plots/learning.svg` and `plots/elo.svg` from the metrics so far.
@@ -321,385 +313,6 @@ pub struct ResumeState {
     pub next_self_play_seed: u64,
 }
 
-/// The metrics of one iteration: one line of `metrics.jsonl`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct IterationMetrics {
-    pub iteration: u32,
-    /// SGD steps taken by the end of the iteration.
-    pub step: u64,
-    /// Seconds since the run (this process) started.
-    pub elapsed_s: f64,
-    /// CPU seconds (user + system, all threads) the run's processes had used by the end of
-    /// the iteration, summed over restarts: a resumed run adds its process's time to the
-    /// last committed iteration's (work redone after a crash counts, since it was spent).
-    /// The measure of training cost on shared machines, where wall time is not. `None` where
-    /// the platform does not tell (and in metrics of builds before it was recorded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_s: Option<f64>,
-    pub self_play: SelfPlayMetrics,
-    /// Means over the iteration's SGD steps; `None` when it did not train (window not ready).
-    pub training: Option<TrainingMetrics>,
-    pub evaluations: Vec<EvaluationMetrics>,
-    /// Whether the new network became the champion (gating runs only).
-    pub accepted: Option<bool>,
-}
-
-/// Replaces `path` with `items` as JSON Lines, one object per line, crash-safely
-/// ([`write_atomically`]).
-pub fn write_json_lines<T: Serialize>(path: &Path, items: &[T]) -> io::Result<()> {
-    let mut lines = Vec::new();
-    for item in items {
-        serde_json::to_writer(&mut lines, item).map_err(io::Error::other)?;
-        lines.push(b'\n');
-    }
-    write_atomically(path, &lines)
-}
-
-/// One checkpoint of a run rated afterwards against a fixed opponent (`gipfzero evaluate
-/// --run`): a line of `ratings-NAME.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CheckpointRating {
-    pub iteration: u32,
-    /// The run's `cpu_s` at that iteration, when its metrics recorded it.
-    pub cpu_s: Option<f64>,
-    /// The checkpoint's simulations per decision (`None`: its default).
-    pub simulations: Option<u32>,
-    #[serde(flatten)]
-    pub result: EvaluationMetrics,
-}
-
-/// CPU time (user + system, all threads) of this process so far, in seconds; `None` where
-/// the platform does not tell.
-pub fn process_cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: getrusage writes a `rusage` into the pointer it is given, which points to
-        // one; the zeroed value is a valid `rusage` (plain integers) should it not.
-        let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-        if status != 0 {
-            return None;
-        }
-        // SAFETY: initialised (zeroed, then filled by getrusage).
-        let usage = unsafe { usage.assume_init() };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
-fn is_zero(count: &u64) -> bool {
-    *count == 0
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SelfPlayMetrics {
-    pub games: u32,
-    pub positions: u64,
-    pub seconds: f64,
-    /// Positions played per second of self-play (resumed positions not counted).
-    pub positions_per_second: f64,
-    /// Positions of games a restarted run found stored for this generation and did not play
-    /// again (0 but in the first iteration after a resume).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub positions_resumed: u64,
-    /// Mean game length in actions.
-    pub mean_game_length: f64,
-    /// Positions in the replay window after adding this generation.
-    pub window_positions: u64,
-    /// The network's results in the generation's league games, per opponent (none without a
-    /// league): a free reading of its strength against fixed players, every iteration.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub league: Vec<LeagueTally>,
-}
-
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TrainingMetrics {
-    pub steps: u32,
-    pub seconds: f64,
-    pub lr: f64,
-    pub loss: f64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    pub policy_entropy: f64,
-    pub value_accuracy: Option<f64>,
-}
-
-impl TrainingMetrics {
-    /// Means over `steps` (the learning rate of the last); `None` for no steps.
-    pub fn from_steps(steps: &[StepStats], seconds: f64) -> Option<TrainingMetrics> {
-        let last = steps.last()?;
-        let n = steps.len() as f64;
-        let mean = |f: fn(&StepStats) -> f64| steps.iter().map(f).sum::<f64>() / n;
-        let accuracies: Vec<f64> = steps.iter().filter_map(|s| s.value_accuracy).collect();
-        Some(TrainingMetrics {
-            steps: steps.len() as u32,
-            seconds,
-            lr: last.lr,
-            loss: mean(|s| s.loss),
-            policy_loss: mean(|s| s.policy_loss),
-            value_loss: mean(|s| s.value_loss),
-            policy_entropy: mean(|s| s.policy_entropy),
-            value_accuracy: (!accuracies.is_empty())
-                .then(|| accuracies.iter().sum::<f64>() / accuracies.len() as f64),
-        })
-    }
-}
-
-/// One evaluation match, from the trained network's point of view.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvaluationMetrics {
-    pub opponent: String,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    /// (wins + draws/2) / games.
-    pub score: f64,
-    /// Elo difference and its confidence interval (`None` when infinite: all won or lost).
-    pub elo: Option<f64>,
-    pub elo_lower: Option<f64>,
-    pub elo_upper: Option<f64>,
-}
-
-impl EvaluationMetrics {
-    pub fn new(opponent: &str, report: &crate::evaluate::MatchReport) -> EvaluationMetrics {
-        let results = report.results;
-        let games = results.wins + results.draws + results.losses;
-        let finite = |x: f64| x.is_finite().then_some(x);
-        EvaluationMetrics {
-            opponent: opponent.to_string(),
-            wins: results.wins,
-            draws: results.draws,
-            losses: results.losses,
-            score: if games == 0 {
-                0.5
-            } else {
-                (results.wins as f64 + 0.5 * results.draws as f64) / games as f64
-            },
-            elo: finite(report.elo.elo),
-            elo_lower: finite(report.elo.lower),
-            elo_upper: finite(report.elo.upper),
-        }
-    }
-
-    /// The Elo to draw for this match: its estimate, or for a match all won or all lost (an
-    /// infinite estimate) the Elo of a score half a game short of it, so that the best
-    /// results stay on the chart instead of vanishing from it. `None` for a match of no games.
-    pub fn plotted_elo(&self) -> Option<f64> {
-        let games = (self.wins + self.draws + self.losses) as f64;
-        if games == 0.0 {
-            return None;
-        }
-        self.elo.or_else(|| {
-            let score = if self.score >= 0.5 { (games - 0.5) / games } else { 0.5 / games };
-            Some(crate::stats::elo_from_score(score))
-        })
-    }
-}
-
-/// Reads `metrics.jsonl`: one record per iteration, the latest line winning for an iteration
-/// written twice (before and after a restart), a torn last line ignored.
-pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(io_error(path)(error)),
-    };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let complete = text.ends_with('\n');
-    let mut records: Vec<IterationMetrics> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<IterationMetrics>(line) {
-            Ok(record) => {
-                records.retain(|r| r.iteration < record.iteration);
-                records.push(record);
-            }
-            Err(_) if i + 1 == lines.len() && !complete => {}
-            Err(error) => {
-                return Err(RunError::Invalid {
-                    path: path.to_path_buf(),
-                    message: format!("line {}: {error}", i + 1),
-                })
-            }
-        }
-    }
-    Ok(records)
-}
-
-const SERIES_COLOURS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
-
-/// One chart: named series of (x, y) points; `y_range` fixes the vertical axis (otherwise
-/// it spans the points).
-fn line_chart(
-    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    title: &str,
-    x_label: &str,
-    series: &[(String, Vec<(f64, f64)>)],
-    y_range: Option<(f64, f64)>,
-) -> Result<(), String> {
-    let points = series.iter().flat_map(|(_, p)| p.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in points {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    if x0 > x1 {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-    }
-    if x1 - x0 < 1e-9 {
-        x1 = x0 + 1.0;
-    }
-    // A flat series gets a margin of a tenth of its size (at least 0.01), not a sliver that
-    // labels the axis in its fourth decimal.
-    let pad = if y1 - y0 > 1e-9 { (y1 - y0) * 0.05 } else { (0.1 * y0.abs()).max(0.01) };
-    let (y0, y1) = y_range.unwrap_or((y0 - pad, y1 + pad));
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(55)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let colour = SERIES_COLOURS[i % SERIES_COLOURS.len()];
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                colour.stroke_width(2),
-            ))
-            .map_err(|e| e.to_string())?
-            .label(name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-            });
-    }
-    if !series.is_empty() {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-/// Losses, policy entropy and value accuracy by iteration.
-pub fn plot_learning(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
-    let series = |f: fn(&TrainingMetrics) -> Option<f64>| -> Vec<(f64, f64)> {
-        metrics
-            .iter()
-            .filter_map(|m| {
-                m.training
-                    .as_ref()
-                    .and_then(f)
-                    .map(|y| (m.iteration as f64, y))
-            })
-            .filter(|(_, y)| y.is_finite())
-            .collect()
-    };
-    let losses = vec![
-        ("loss".to_string(), series(|t| Some(t.loss))),
-        ("policy".to_string(), series(|t| Some(t.policy_loss))),
-        ("value".to_string(), series(|t| Some(t.value_loss))),
-    ];
-    let other = vec![
-        (
-            "policy entropy".to_string(),
-            series(|t| Some(t.policy_entropy)),
-        ),
-        (
-            "value sign accuracy".to_string(),
-            series(|t| t.value_accuracy),
-        ),
-    ];
-    let draw = || -> Result<(), String> {
-        let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (top, bottom) = root.split_vertically(380);
-        line_chart(&top, "Training losses", "iteration", &losses, None)?;
-        line_chart(
-            &bottom,
-            "Policy entropy and value accuracy",
-            "iteration",
-            &other,
-            None,
-        )?;
-        root.present().map_err(|e| e.to_string())
-    };
-    draw().map_err(|message| RunError::Plot {
-        path: path.to_path_buf(),
-        message,
-    })
-}
-
-/// Per opponent, in the order first met, the points `(iteration, value)`.
-fn evaluation_series(
-    results: &[(u32, &EvaluationMetrics)],
-    value: impl Fn(&EvaluationMetrics) -> Option<f64>,
-) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for &(iteration, e) in results {
-        let Some(y) = value(e) else { continue };
-        let point = (iteration as f64, y);
-        match series.iter_mut().find(|(name, _)| *name == e.opponent) {
-            Some((_, points)) => points.push(point),
-            None => series.push((e.opponent.clone(), vec![point])),
-        }
-    }
-    series
-}
-
-/// Elo (above) and score (below) against each evaluation opponent by iteration.
-pub fn plot_elo(metrics: &[IterationMetrics], path: &Path) -> Result<(), RunError> {
-    let results: Vec<(u32, &EvaluationMetrics)> =
-        metrics.iter().flat_map(|m| m.evaluations.iter().map(move |e| (m.iteration, e))).collect();
-    plot_results(&results, "evaluation opponents", path)
-}
-
-/// Elo (above) and score (below) of match results by iteration, a line per opponent;
-/// `against` names them in the titles.
-pub fn plot_results(results: &[(u32, &EvaluationMetrics)], against: &str, path: &Path) -> Result<(), RunError> {
-    let elo = evaluation_series(results, EvaluationMetrics::plotted_elo);
-    let score = evaluation_series(results, |e| Some(100.0 * e.score));
-    let draw = || -> Result<(), String> {
-        let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (top, bottom) = root.split_vertically(380);
-        line_chart(
-            &top,
-            &format!("Elo against {against} (all won or lost: drawn half a game short)"),
-            "iteration",
-            &elo,
-            None,
-        )?;
-        line_chart(&bottom, &format!("Score against {against} (%)"), "iteration", &score, Some((0.0, 100.0)))?;
-        root.present().map_err(|e| e.to_string())
-    };
-    draw().map_err(|message| RunError::Plot {
-        path: path.to_path_buf(),
-        message,
-    })
-}
-
 /// A file in the run directory for `path`, relative when it is inside the run directory.
 pub fn relative_to(run: &RunDir, path: &Path) -> PathBuf {
     path.strip_prefix(run.root())
@@ -711,67 +324,6 @@ pub fn relative_to(run: &RunDir, path: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use crate::config::{TrainingConfig, CONFIG_VERSION};
-
-    fn metrics(iteration: u32) -> IterationMetrics {
-        IterationMetrics {
-            iteration,
-            step: iteration as u64 * 10,
-            elapsed_s: iteration as f64,
-            cpu_s: Some(iteration as f64 * 1.5),
-            self_play: SelfPlayMetrics {
-                games: 4,
-                positions: 100,
-                ..Default::default()
-            },
-            training: Some(TrainingMetrics {
-                steps: 10,
-                loss: 3.0 - iteration as f64 * 0.1,
-                policy_loss: 2.0,
-                value_loss: 1.0 - iteration as f64 * 0.1,
-                policy_entropy: 1.5,
-                value_accuracy: Some(0.6),
-                ..Default::default()
-            }),
-            evaluations: vec![EvaluationMetrics {
-                opponent: "rollout:200".into(),
-                wins: iteration,
-                draws: 0,
-                losses: 1,
-                score: 0.5,
-                elo: Some(iteration as f64 * 50.0 - 100.0),
-                elo_lower: None,
-                elo_upper: None,
-            }],
-            accepted: None,
-        }
-    }
-
-    #[test]
-    fn metrics_append_and_read_back() {
-        let dir = crate::fresh_test_dir("run-metrics");
-        let run = RunDir::new(&dir);
-        run.open(&RunConfig::embedded_default()).unwrap();
-        for i in 0..3 {
-            run.append_metrics(&metrics(i)).unwrap();
-        }
-        // A restart after iteration 1 redoes iteration 2, then a crash tears a line.
-        run.append_metrics(&IterationMetrics {
-            elapsed_s: 99.0,
-            ..metrics(2)
-        })
-        .unwrap();
-        let mut file = OpenOptions::new()
-            .append(true)
-            .open(run.metrics_path())
-            .unwrap();
-        file.write_all(b"{\"iteration\": 3, \"st").unwrap();
-        drop(file);
-        let read = read_metrics(&run.metrics_path()).unwrap();
-        assert_eq!(read.len(), 3);
-        assert_eq!(read[2].elapsed_s, 99.0);
-        assert_eq!(read[1], metrics(1));
-        fs::remove_dir_all(&dir).ok();
-    }
 
     #[test]
     fn resume_state_round_trips_and_config_is_checked() {
@@ -851,36 +403,6 @@ mod tests {
     }
 
     #[test]
-    fn plots_are_svg_with_their_labels() {
-        let dir = crate::fresh_test_dir("run-plots");
-        let run = RunDir::new(&dir);
-        run.open(&RunConfig::embedded_default()).unwrap();
-        let records: Vec<_> = (0..5).map(metrics).collect();
-        run.plot(&records).unwrap();
-        let learning = fs::read_to_string(run.plots().join("learning.svg")).unwrap();
-        assert!(
-            learning.starts_with("<svg"),
-            "{}",
-            &learning[..60.min(learning.len())]
-        );
-        for label in [
-            "Training losses",
-            "policy entropy",
-            "value sign accuracy",
-            "iteration",
-        ] {
-            assert!(learning.contains(label), "{label} missing");
-        }
-        assert!(learning.contains("<polyline"), "no curves drawn");
-        let elo = fs::read_to_string(run.plots().join("elo.svg")).unwrap();
-        assert!(elo.contains("rollout:200"));
-        assert!(elo.contains("Score against evaluation opponents"));
-        // No data yet is still a (blank) chart, not an error.
-        run.plot(&[]).unwrap();
-        fs::remove_dir_all(&dir).ok();
-    }
-
-    #[test]
     fn a_runs_checkpoints_are_rated_into_a_file_and_a_chart() {
         let dir = crate::fresh_test_dir("run-ratings");
         let run = RunDir::new(&dir);
@@ -911,41 +433,5 @@ mod tests {
         assert!(chart.contains("Score against the opponent") && chart.contains("rollout:1000"), "labels missing");
         assert!(chart.contains("<polyline"), "no curve drawn");
         fs::remove_dir_all(&dir).ok();
-    }
-
-    /// A perfect score has no finite Elo; the chart draws it half a game short of perfect
-    /// rather than leaving it out (the runs that win every game were missing from it).
-    #[test]
-    fn perfect_scores_stay_on_the_elo_chart() {
-        let result = |wins, draws, losses, elo: Option<f64>| {
-            let games = (wins + draws + losses) as f64;
-            EvaluationMetrics {
-                opponent: "rollout:200".into(),
-                wins,
-                draws,
-                losses,
-                score: (wins as f64 + 0.5 * draws as f64) / games.max(1.0),
-                elo,
-                ..Default::default()
-            }
-        };
-        let all_won = result(20, 0, 0, None).plotted_elo().unwrap();
-        assert!((all_won - crate::stats::elo_from_score(19.5 / 20.0)).abs() < 1e-9, "{all_won}");
-        let all_lost = result(0, 0, 20, None).plotted_elo().unwrap();
-        assert!((all_lost + all_won).abs() < 1e-9, "{all_lost}");
-        assert_eq!(result(19, 0, 1, Some(511.5)).plotted_elo(), Some(511.5));
-        assert_eq!(result(0, 0, 0, None).plotted_elo(), None);
-        let records: Vec<IterationMetrics> = [(19, 1, Some(511.5)), (20, 0, None)]
-            .into_iter()
-            .enumerate()
-            .map(|(i, (wins, losses, elo))| IterationMetrics {
-                evaluations: vec![result(wins, 0, losses, elo)],
-                ..metrics(i as u32)
-            })
-            .collect();
-        let results: Vec<(u32, &EvaluationMetrics)> = records.iter().map(|m| (m.iteration, &m.evaluations[0])).collect();
-        let series = evaluation_series(&results, EvaluationMetrics::plotted_elo);
-        assert_eq!(series.len(), 1);
-        assert_eq!(series[0].1, [(0.0, 511.5), (1.0, all_won)]);
     }
 }
