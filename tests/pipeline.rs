@@ -103,13 +103,13 @@ fn config_errors_name_file_line_and_column() {
     let bad = dir.join("bad.yaml");
     std::fs::write(&bad, "game: dvonn\niterations: 2\nnetwork:\n  blokcs: 3\n").unwrap();
     let output = gipfzero(&["train", bad.to_str().unwrap(), "--print-config"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     let message = text(&output.stderr);
     assert!(message.contains("bad.yaml:4:"), "no file:line in {message}");
     assert!(message.contains("blokcs"), "{message}");
     std::fs::write(&bad, "game: chess\n").unwrap();
     let output = gipfzero(&["train", bad.to_str().unwrap(), "--print-config"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     assert!(text(&output.stderr).contains("bad.yaml:1:"), "{}", text(&output.stderr));
     // `--resume` takes a run directory, and the config from it.
     let output = gipfzero(&["train", "--resume", dir.to_str().unwrap()]);
@@ -117,7 +117,7 @@ fn config_errors_name_file_line_and_column() {
     assert!(text(&output.stderr).contains("holds no training run (no config.yaml)"), "{}", text(&output.stderr));
     std::fs::write(dir.join("config.yaml"), "config_version: 9\n").unwrap();
     let output = gipfzero(&["train", "--resume", dir.to_str().unwrap(), "--print-config"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     let message = text(&output.stderr);
     assert!(message.contains("config.yaml:1:") && message.contains("newer gipfzero"), "{message}");
     let output = gipfzero(&["train", bad.to_str().unwrap(), "--resume", dir.to_str().unwrap()]);
@@ -253,7 +253,7 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("(dvonn, 2 games)"), "{}", text(&output.stdout));
     let output = gipfzero(&["evaluate", "zertz", &agent, "random", "--games", "2", "--quiet"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(4));
     let error = text(&output.stderr);
     assert!(error.contains("expected zertz") && error.contains(&format!("agent {agent:?}")), "{error}");
     // A search the checkpoints cannot run is an error before the first game, in both modes.
