@@ -7,7 +7,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gipfzero_mcts::testing::{Nim, NimRules};
 use gipfzero_mcts::{
-    GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator, EDGE_BYTES,
+    RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator, EDGE_BYTES,
     NODE_BYTES,
 };
 
@@ -38,7 +38,7 @@ fn lockstep(c: &mut Criterion) {
         ..SearchConfig::default()
     };
     let gumbel = SearchConfig {
-        root_policy: RootPolicy::Gumbel(GumbelConfig::default()),
+        root_policy: RootPolicy::Gumbel,
         dirichlet: None,
         ..puct.clone()
     };

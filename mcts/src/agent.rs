@@ -12,7 +12,7 @@
 use gipfzero_games::{Action, Game, Outcome, SplitMix64, Status};
 use thiserror::Error;
 
-use crate::config::{ConfigError, RootPolicy, SearchConfig};
+use crate::config::{InvalidSetting, RootPolicy, SearchConfig};
 use crate::evaluator::{Evaluator, RolloutEvaluator};
 use crate::search::{Search, SearchError, SearchResult};
 
@@ -151,7 +151,7 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
         evaluator: E,
         config: SearchConfig,
         seed: u64,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, InvalidSetting> {
         config.validate()?;
         Ok(MctsAgent {
             name: name.into(),
@@ -272,16 +272,12 @@ pub type RolloutAgent<G> = MctsAgent<G, RolloutEvaluator>;
 
 /// The `rollout:<sims>` baseline: UCT (UCB1, c = √2 on values in [-1, 1]) with one random
 /// playout per leaf, the most visited action, no noise, no tree reuse across turns.
-pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<RolloutAgent<G>, ConfigError> {
+pub fn rollout_agent<G: Game>(simulations: u32, seed: u64) -> Result<RolloutAgent<G>, InvalidSetting> {
     let config = SearchConfig {
         reuse_tree: false,
         skip_forced: false,
-        ..SearchConfig::evaluation(
-            simulations,
-            RootPolicy::Ucb1 {
-                exploration: std::f32::consts::SQRT_2,
-            },
-        )
+        // UCB1 with its default exploration constant √2.
+        ..SearchConfig::evaluation(simulations, RootPolicy::Ucb1)
     };
     MctsAgent::new(
         format!("rollout:{simulations}"),

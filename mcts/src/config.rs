@@ -1,12 +1,20 @@
 //! Search settings: one plain struct with documented defaults.
 //!
-//! The YAML layer of the command line maps onto these fields later; nothing here knows about
-//! files. Defaults follow the published values (AlphaZero, KataGo, Danihelka et al. 2022) where
-//! they exist, and say so; [`SearchConfig::validate`] refuses settings the search cannot run.
+//! Flat on purpose, as KataGo's `SearchParams`: the root policy is a name, and the settings of
+//! each policy sit beside it whichever is chosen ([`SearchConfig::gumbel`],
+//! [`SearchConfig::ucb1`]), so the struct is the whole schema of a run config's YAML `search`
+//! block (with the `serde` feature it reads and writes that block itself; nothing here knows
+//! about files). Defaults follow the published values (AlphaZero, KataGo, Danihelka et al.
+//! 2022) where they exist, and say so; [`SearchConfig::validate`] refuses settings the search
+//! cannot run.
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// How the search chooses at the root (and, following from it, inside the tree).
-#[derive(Clone, Debug, PartialEq)]
+/// How the search chooses at the root (and, following from it, inside the tree); the chosen
+/// policy's settings are [`SearchConfig::gumbel`] or [`SearchConfig::ucb1`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(rename_all = "lowercase"))]
 pub enum RootPolicy {
     /// AlphaZero's PUCT at every node, with Dirichlet noise at the root and a visit-count
     /// policy target.
@@ -16,17 +24,29 @@ pub enum RootPolicy {
     /// improved policy softmax(logits + σ(completed Q)) as target. Chosen inside the tree because
     /// it is the paper's rule (it keeps the policy-improvement guarantee at small budgets) and
     /// needs no exploration constant.
-    Gumbel(GumbelConfig),
+    Gumbel,
     /// Classic UCT: UCB1 at every node, priors ignored. The baseline `rollout:<sims>` player
     /// runs this with random playouts; it is not meant for network search.
-    Ucb1 {
-        /// The exploration constant c of `Q + c·sqrt(ln N / n)` (values in [-1, 1]).
-        exploration: f32,
-    },
+    Ucb1,
+}
+
+/// Settings of UCB1 ([`RootPolicy::Ucb1`]).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(deny_unknown_fields, default))]
+pub struct Ucb1Config {
+    /// The exploration constant c of `Q + c·sqrt(ln N / n)` (values in [-1, 1]). Default √2.
+    pub exploration: f32,
+}
+
+impl Default for Ucb1Config {
+    fn default() -> Self {
+        Ucb1Config { exploration: std::f32::consts::SQRT_2 }
+    }
 }
 
 /// Settings of the Gumbel root search; defaults are the paper's (and `mctx`'s).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(deny_unknown_fields, default))]
 pub struct GumbelConfig {
     /// m: how many root actions Gumbel-top-k samples for sequential halving. Default 16.
     pub max_considered: u32,
@@ -59,6 +79,7 @@ impl Default for GumbelConfig {
 /// η ~ Dir(α), α = `alpha_scale / n_legal` (KataGo's scaling, so the total concentration — and
 /// so the shape of the noise — does not depend on how many actions a position has).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(deny_unknown_fields))]
 pub struct DirichletNoise {
     /// Total concentration; α per action is this divided by the number of legal actions.
     /// Default 10 (AlphaZero's chess 0.3 × ~30 moves; KataGo 0.03 × 361 ≈ 10.8).
@@ -80,6 +101,7 @@ impl Default for DirichletNoise {
 /// policy targets; the others are searched cheaply, which buys more games per hour for the
 /// value target. As in KataGo, cheap searches get no root noise: they play their best move.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(deny_unknown_fields))]
 pub struct PlayoutCap {
     /// Probability that a move gets the full budget ([`SearchConfig::simulations`]).
     /// KataGo: 0.25.
@@ -91,6 +113,7 @@ pub struct PlayoutCap {
 /// From move `from_move` on (counting the search's decisions — actions — from the start of the
 /// game), actions are chosen with this temperature, until the next step takes over.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize), serde(deny_unknown_fields))]
 pub struct TemperatureStep {
     pub from_move: u32,
     /// 1 samples in proportion to visits, 0 takes the most visited, values between sharpen.
@@ -98,7 +121,16 @@ pub struct TemperatureStep {
 }
 
 /// Everything one search needs to know.
+///
+/// As a YAML block (the `serde` feature), what it leaves out comes from
+/// [`SearchConfig::self_play`] with 24 simulations, the training configs' default search, not
+/// from [`SearchConfig::default`].
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(Serialize, Deserialize),
+    serde(deny_unknown_fields, default = "SearchConfig::self_play_default")
+)]
 pub struct SearchConfig {
     /// Simulations per search (per action decision), not counting the evaluation of a fresh
     /// root. With tree reuse, visits inherited from the previous move do not count.
@@ -106,6 +138,10 @@ pub struct SearchConfig {
     pub simulations: u32,
     /// How the root (and the tree) chooses. Default [`RootPolicy::Puct`].
     pub root_policy: RootPolicy,
+    /// The Gumbel root's settings, read when `root_policy` is [`RootPolicy::Gumbel`].
+    pub gumbel: GumbelConfig,
+    /// UCB1's settings, read when `root_policy` is [`RootPolicy::Ucb1`].
+    pub ucb1: Ucb1Config,
     /// c_init of the PUCT constant c(s) = c_init + ln((N + c_base + 1) / c_base). Default 1.25
     /// (AlphaZero pseudocode).
     pub c_puct: f32,
@@ -142,6 +178,11 @@ pub struct SearchConfig {
     /// no simulation on a position without a decision. Default true; the `rollout:<sims>`
     /// baseline keeps false, the plain UCT it was defined as.
     pub skip_forced: bool,
+    /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the evaluator's value v blended
+    /// with the outcome z of one random playout from the leaf (AlphaGo's λ). Not read by the
+    /// search itself: whoever builds the search's evaluator wraps it in a
+    /// [`crate::MixedEvaluator`] of this weight. Default 0 (the evaluator alone).
+    pub rollout_mix: f32,
 }
 
 impl Default for SearchConfig {
@@ -149,6 +190,8 @@ impl Default for SearchConfig {
         SearchConfig {
             simulations: 800,
             root_policy: RootPolicy::Puct,
+            gumbel: GumbelConfig::default(),
+            ucb1: Ucb1Config::default(),
             c_puct: 1.25,
             c_base: 19652.0,
             fpu_reduction: 0.25,
@@ -169,6 +212,7 @@ impl Default for SearchConfig {
             leaves_per_tree: 1,
             virtual_loss: 1.0,
             skip_forced: true,
+            rollout_mix: 0.0,
         }
     }
 }
@@ -176,29 +220,47 @@ impl Default for SearchConfig {
 /// A setting the search cannot run with.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("invalid search setting {field}: {reason}")]
-pub struct ConfigError {
+pub struct InvalidSetting {
     pub field: &'static str,
     pub reason: String,
 }
 
 impl SearchConfig {
-    /// Settings for evaluation games: no root noise, always the most visited action, no
-    /// playout cap; Gumbel searches also drop their Gumbel noise.
-    pub fn evaluation(simulations: u32, root_policy: RootPolicy) -> Self {
-        let root_policy = match root_policy {
-            RootPolicy::Gumbel(g) => RootPolicy::Gumbel(GumbelConfig { noise: false, ..g }),
-            other => other,
-        };
+    /// Gumbel root search with `simulations` and 8 considered actions: the paper's choice for
+    /// small budgets, where PUCT with Dirichlet noise learns little (Danihelka et al. 2022),
+    /// and the training configs' default. The Gumbel noise stays on at every move: cooling it
+    /// to none after 30 actions (the schedule PUCT's visit sampling wants) scored 18–1–21
+    /// head to head after an hour of ZÈRTZ training (docs/RESULTS.md).
+    pub fn self_play(simulations: u32) -> Self {
         SearchConfig {
             simulations,
-            root_policy,
-            dirichlet: None,
-            temperature: vec![TemperatureStep {
-                from_move: 0,
-                temperature: 0.0,
-            }],
-            playout_cap: None,
+            root_policy: RootPolicy::Gumbel,
+            gumbel: GumbelConfig { max_considered: 8, ..GumbelConfig::default() },
+            temperature: vec![TemperatureStep { from_move: 0, temperature: 1.0 }],
             ..SearchConfig::default()
+        }
+    }
+
+    /// [`SearchConfig::self_play`] with 24 simulations: what a YAML `search` block leaves out.
+    pub fn self_play_default() -> Self {
+        Self::self_play(24)
+    }
+
+    /// Settings for evaluation games: no root noise, always the most visited action, no
+    /// playout cap; a Gumbel root also drops its Gumbel noise.
+    pub fn evaluation(simulations: u32, root_policy: RootPolicy) -> Self {
+        SearchConfig { simulations, root_policy, ..SearchConfig::default() }.for_evaluation()
+    }
+
+    /// These settings for evaluation games: the same search without noise (no Dirichlet
+    /// noise, no Gumbel noise, temperature 0: the best action) and without a playout cap.
+    pub fn for_evaluation(&self) -> Self {
+        SearchConfig {
+            gumbel: GumbelConfig { noise: false, ..self.gumbel.clone() },
+            dirichlet: None,
+            temperature: vec![TemperatureStep { from_move: 0, temperature: 0.0 }],
+            playout_cap: None,
+            ..self.clone()
         }
     }
 
@@ -212,12 +274,12 @@ impl SearchConfig {
     }
 
     /// Checks every field; the search refuses to start with settings that fail here.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        fn check(ok: bool, field: &'static str, reason: &str) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        fn check(ok: bool, field: &'static str, reason: &str) -> Result<(), InvalidSetting> {
             if ok {
                 Ok(())
             } else {
-                Err(ConfigError {
+                Err(InvalidSetting {
                     field,
                     reason: reason.to_string(),
                 })
@@ -286,9 +348,15 @@ impl SearchConfig {
                 "must be at least 1",
             )?;
         }
-        match &self.root_policy {
+        check(
+            (0.0..=1.0).contains(&self.rollout_mix),
+            "rollout_mix",
+            &format!("the rollout mix {} is outside [0, 1]", self.rollout_mix),
+        )?;
+        match self.root_policy {
             RootPolicy::Puct => {}
-            RootPolicy::Gumbel(g) => {
+            RootPolicy::Gumbel => {
+                let g = &self.gumbel;
                 check(
                     g.max_considered >= 1,
                     "gumbel.max_considered",
@@ -305,9 +373,9 @@ impl SearchConfig {
                     "must be a finite number ≥ 0",
                 )?;
             }
-            RootPolicy::Ucb1 { exploration } => {
+            RootPolicy::Ucb1 => {
                 check(
-                    finite_non_negative(*exploration),
+                    finite_non_negative(self.ucb1.exploration),
                     "ucb1.exploration",
                     "must be a finite number ≥ 0",
                 )?;
@@ -325,7 +393,7 @@ mod tests {
     fn defaults_are_valid() {
         assert_eq!(SearchConfig::default().validate(), Ok(()));
         assert_eq!(
-            SearchConfig::evaluation(10, RootPolicy::Gumbel(GumbelConfig::default())).validate(),
+            SearchConfig::evaluation(10, RootPolicy::Gumbel).validate(),
             Ok(())
         );
     }
@@ -379,15 +447,35 @@ mod tests {
             Err("dirichlet.epsilon")
         );
         let bad = SearchConfig {
-            root_policy: RootPolicy::Gumbel(GumbelConfig {
+            root_policy: RootPolicy::Gumbel,
+            gumbel: GumbelConfig {
                 max_considered: 0,
                 ..GumbelConfig::default()
-            }),
+            },
             ..SearchConfig::default()
         };
         assert_eq!(
             bad.validate().map_err(|e| e.field),
             Err("gumbel.max_considered")
         );
+        // The settings of a policy not chosen are not checked.
+        let unused = SearchConfig { root_policy: RootPolicy::Puct, ..bad.clone() };
+        assert_eq!(unused.validate(), Ok(()));
+        let bad = SearchConfig {
+            rollout_mix: 1.5,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("rollout_mix"));
+    }
+
+    #[test]
+    fn evaluation_settings_drop_the_noise_and_keep_the_rest() {
+        let self_play = SearchConfig { c_puct: 2.0, rollout_mix: 0.25, ..SearchConfig::self_play(50) };
+        let evaluation = self_play.for_evaluation();
+        assert!(!evaluation.gumbel.noise && evaluation.dirichlet.is_none() && evaluation.playout_cap.is_none());
+        assert_eq!(evaluation.temperature_at(0), 0.0);
+        assert_eq!((evaluation.simulations, evaluation.c_puct, evaluation.rollout_mix), (50, 2.0, 0.25));
+        assert_eq!(evaluation.gumbel.max_considered, 8);
+        assert_eq!(SearchConfig::evaluation(50, RootPolicy::Gumbel), SearchConfig { simulations: 50, root_policy: RootPolicy::Gumbel, ..SearchConfig::default() }.for_evaluation());
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Why a trait and a flat batch: the search must not depend on tch (the network crate
 //! implements [`Evaluator`]), and the network is fast only on big batches, so the search
-//! gathers leaves from many trees into one [`Batch`] — positions plus their legal actions, laid
+//! gathers leaves from many trees into one [`LeafBatch`] — positions plus their legal actions, laid
 //! out flat so that the network can encode and mask them without further allocation — and
 //! makes one call per step. The legal actions travel with the positions because the search has
 //! just computed them and the network needs them to mask and renormalise its policy.
@@ -12,16 +12,16 @@ use thiserror::Error;
 
 /// Positions to evaluate with their legal actions (in `legal_actions` order).
 #[derive(Clone, Debug)]
-pub struct Batch<G> {
+pub struct LeafBatch<G> {
     positions: Vec<G>,
     legal: Vec<Action>,
     /// `offsets[i]..offsets[i + 1]` is position `i`'s range in `legal` (and in the policy).
     offsets: Vec<usize>,
 }
 
-impl<G> Default for Batch<G> {
+impl<G> Default for LeafBatch<G> {
     fn default() -> Self {
-        Batch {
+        LeafBatch {
             positions: Vec::new(),
             legal: Vec::new(),
             offsets: vec![0],
@@ -29,7 +29,7 @@ impl<G> Default for Batch<G> {
     }
 }
 
-impl<G: Clone> Batch<G> {
+impl<G: Clone> LeafBatch<G> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -42,7 +42,7 @@ impl<G: Clone> Batch<G> {
     }
 
     /// Appends all of `other`.
-    pub fn extend_from(&mut self, other: &Batch<G>) {
+    pub fn extend_from(&mut self, other: &LeafBatch<G>) {
         let base = self.legal.len();
         self.positions.extend(other.positions.iter().cloned());
         self.legal.extend_from_slice(&other.legal);
@@ -104,7 +104,7 @@ pub struct EvalError(pub String);
 pub trait Evaluator<G: Game>: Send + Sync {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError>;
@@ -113,7 +113,7 @@ pub trait Evaluator<G: Game>: Send + Sync {
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -124,7 +124,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -135,7 +135,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -144,7 +144,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
 }
 
 /// Writes a uniform policy for every position of the batch.
-pub(crate) fn uniform_policy<G: Clone>(batch: &Batch<G>, policy: &mut [f32]) {
+pub(crate) fn uniform_policy<G: Clone>(batch: &LeafBatch<G>, policy: &mut [f32]) {
     for i in 0..batch.len() {
         let range = batch.range(i);
         let p = 1.0 / range.len().max(1) as f32;
@@ -160,7 +160,7 @@ pub struct UniformEvaluator;
 impl<G: Game> Evaluator<G> for UniformEvaluator {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -208,7 +208,7 @@ impl RolloutEvaluator {
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -259,7 +259,7 @@ impl<E> MixedEvaluator<E> {
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for MixedEvaluator<E> {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {

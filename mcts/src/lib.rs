@@ -58,10 +58,10 @@ pub use agent::{
 };
 pub use arena::{play_game, MatchError, PlayedGame};
 pub use config::{
-    ConfigError, DirichletNoise, GumbelConfig, PlayoutCap, RootPolicy, SearchConfig,
+    DirichletNoise, GumbelConfig, InvalidSetting, PlayoutCap, RootPolicy, SearchConfig, Ucb1Config,
     TemperatureStep,
 };
-pub use evaluator::{Batch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{LeafBatch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use pool::{run_lockstep, SearchPool, StepBuffers};
 pub use search::{Search, SearchError, SearchResult};
 pub use tree::{EDGE_BYTES, NODE_BYTES};

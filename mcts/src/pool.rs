@@ -20,13 +20,13 @@
 use gipfzero_games::Game;
 use rayon::prelude::*;
 
-use crate::evaluator::{Batch, Evaluator};
+use crate::evaluator::{LeafBatch, Evaluator};
 use crate::search::{Search, SearchError, SearchResult};
 
 /// Buffers of the lockstep loop, kept between runs to avoid reallocating.
 #[derive(Debug)]
 pub struct StepBuffers<G> {
-    batch: Batch<G>,
+    batch: LeafBatch<G>,
     values: Vec<f32>,
     policy: Vec<f32>,
     /// Per search: where its leaves start in `values` and in `policy`.
@@ -36,7 +36,7 @@ pub struct StepBuffers<G> {
 impl<G> Default for StepBuffers<G> {
     fn default() -> Self {
         StepBuffers {
-            batch: Batch::default(),
+            batch: LeafBatch::default(),
             values: Vec::new(),
             policy: Vec::new(),
             offsets: Vec::new(),

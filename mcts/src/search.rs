@@ -14,8 +14,8 @@
 use gipfzero_games::{Action, Game, Player, SplitMix64, Status};
 use thiserror::Error;
 
-use crate::config::{ConfigError, GumbelConfig, RootPolicy, SearchConfig};
-use crate::evaluator::{Batch, EvalError};
+use crate::config::{InvalidSetting, GumbelConfig, RootPolicy, SearchConfig};
+use crate::evaluator::{LeafBatch, EvalError};
 use crate::noise;
 use crate::tree::{NodeKind, Tree, EDGE_BYTES, NODE_BYTES};
 
@@ -31,7 +31,7 @@ pub enum SearchError {
     #[error("action {0} is not legal at the root")]
     IllegalAction(u16),
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(#[from] InvalidSetting),
     #[error("the search has not finished: its root was never evaluated")]
     Unfinished,
 }
@@ -92,7 +92,7 @@ pub struct Search<G: Game> {
     legal: Vec<Action>,
     scratch: Vec<f32>,
     scratch2: Vec<f32>,
-    batch: Batch<G>,
+    batch: LeafBatch<G>,
     pending: Vec<u32>,
 }
 
@@ -209,7 +209,7 @@ fn sigma_completed_q(tree: &Tree, node: u32, cfg: &GumbelConfig, out: &mut Vec<f
 impl<G: Game> Search<G> {
     /// A search rooted at `position` (any position, also inside a turn), seeded for its noise
     /// and its temperature draws.
-    pub fn new(position: G, config: SearchConfig, seed: u64) -> Result<Self, ConfigError> {
+    pub fn new(position: G, config: SearchConfig, seed: u64) -> Result<Self, InvalidSetting> {
         config.validate()?;
         Ok(Search {
             tree: Tree::new(position.to_move()),
@@ -227,7 +227,7 @@ impl<G: Game> Search<G> {
             legal: Vec::new(),
             scratch: Vec::new(),
             scratch2: Vec::new(),
-            batch: Batch::new(),
+            batch: LeafBatch::new(),
             pending: Vec::new(),
         })
     }
@@ -308,7 +308,7 @@ impl<G: Game> Search<G> {
     }
 
     /// The leaves waiting for evaluation, filled by [`Search::gather`].
-    pub fn batch(&self) -> &Batch<G> {
+    pub fn batch(&self) -> &LeafBatch<G> {
         &self.batch
     }
 
@@ -317,7 +317,7 @@ impl<G: Game> Search<G> {
     fn prepare_root(&mut self) {
         let range = self.tree.edge_range(Tree::ROOT);
         let n = range.len();
-        match &self.config.root_policy {
+        match self.config.root_policy {
             RootPolicy::Puct => {
                 if let (Some(noise), true, false) =
                     (&self.config.dirichlet, self.full_search, self.root_noised)
@@ -333,7 +333,8 @@ impl<G: Game> Search<G> {
                     self.root_noised = true;
                 }
             }
-            RootPolicy::Gumbel(g) => {
+            RootPolicy::Gumbel => {
+                let g = &self.config.gumbel;
                 // g(a) scaled by the move's temperature T: the top-m of logits + T·g are m
                 // draws without replacement from the prior at temperature T, so the schedule
                 // that cools PUCT's visit sampling cools the Gumbel root's choice the same
@@ -357,7 +358,7 @@ impl<G: Game> Search<G> {
                 self.gumbel.visits.clear();
                 self.gumbel.visits.resize(n, 0);
             }
-            RootPolicy::Ucb1 { .. } => {}
+            RootPolicy::Ucb1 => {}
         }
         self.prepared = true;
     }
@@ -470,7 +471,7 @@ impl<G: Game> Search<G> {
 
     fn gumbel_visits_mut(&mut self, slot: usize) -> Option<&mut u32> {
         match self.config.root_policy {
-            RootPolicy::Gumbel(_) => self.gumbel.visits.get_mut(slot),
+            RootPolicy::Gumbel => self.gumbel.visits.get_mut(slot),
             _ => None,
         }
     }
@@ -478,15 +479,15 @@ impl<G: Game> Search<G> {
     /// The edge (arena index) the descent takes at `node`.
     fn select(&mut self, node: u32) -> usize {
         let first = self.tree.node(node).first_edge as usize;
-        let slot = match &self.config.root_policy {
+        let slot = match self.config.root_policy {
             RootPolicy::Puct => self.select_puct(node),
-            RootPolicy::Ucb1 { exploration } => self.select_ucb1(node, *exploration),
-            RootPolicy::Gumbel(g) if node == Tree::ROOT => {
-                let g = g.clone();
+            RootPolicy::Ucb1 => self.select_ucb1(node, self.config.ucb1.exploration),
+            RootPolicy::Gumbel if node == Tree::ROOT => {
+                let g = self.config.gumbel.clone();
                 self.select_gumbel_root(&g)
             }
-            RootPolicy::Gumbel(g) => {
-                let g = g.clone();
+            RootPolicy::Gumbel => {
+                let g = self.config.gumbel.clone();
                 self.select_gumbel_interior(node, &g)
             }
         };
@@ -636,9 +637,9 @@ impl<G: Game> Search<G> {
         } else {
             0.0
         };
-        let (policy_target, slot, root_value) = match &self.config.root_policy {
-            RootPolicy::Gumbel(g) => {
-                let g = g.clone();
+        let (policy_target, slot, root_value) = match self.config.root_policy {
+            RootPolicy::Gumbel => {
+                let g = self.config.gumbel.clone();
                 let max_visits = completed_q(&self.tree, Tree::ROOT, &mut self.scratch);
                 let completed = self.scratch.clone();
                 sigma(&mut self.scratch, max_visits, &g);
@@ -664,7 +665,7 @@ impl<G: Game> Search<G> {
                 let value = improved.iter().zip(&completed).map(|(p, q)| p * q).sum();
                 (improved, slot, value)
             }
-            RootPolicy::Puct | RootPolicy::Ucb1 { .. } => {
+            RootPolicy::Puct | RootPolicy::Ucb1 => {
                 let total = visits.iter().sum::<u32>().max(1) as f32;
                 let target: Vec<f32> = visits.iter().map(|&v| v as f32 / total).collect();
                 let temperature = self.config.temperature_at(self.move_number);

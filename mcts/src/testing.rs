@@ -10,7 +10,7 @@ use std::fmt;
 
 use gipfzero_games::{Action, Game, Outcome, Player, Spec, Status, TurnError};
 
-use crate::evaluator::{Batch, EvalError, Evaluator};
+use crate::evaluator::{LeafBatch, EvalError, Evaluator};
 
 /// The rules of a Nim variant: players take stones from one pile; whoever takes the last stone
 /// wins.
@@ -329,7 +329,7 @@ pub struct PriorEvaluator {
 impl<G: Game> Evaluator<G> for PriorEvaluator {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -356,7 +356,7 @@ pub struct SolverEvaluator;
 impl<G: Game> Evaluator<G> for SolverEvaluator {
     fn evaluate(
         &self,
-        batch: &Batch<G>,
+        batch: &LeafBatch<G>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {

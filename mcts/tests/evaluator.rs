@@ -3,21 +3,21 @@
 //! implement `Evaluator`, need not be imported by the module that defines it.
 use gipfzero_games::Game;
 use gipfzero_mcts::testing::{Nim, NimRules, PriorEvaluator};
-use gipfzero_mcts::{Batch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator};
+use gipfzero_mcts::{LeafBatch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator};
 
 /// [`PriorEvaluator`]'s policy with the value 0.5 for every position.
 struct Confident(PriorEvaluator);
 
 impl Evaluator<Nim> for Confident {
-    fn evaluate(&self, batch: &Batch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(&self, batch: &LeafBatch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
         self.0.evaluate(batch, values, policy)?;
         values.fill(0.5);
         Ok(())
     }
 }
 
-fn batch() -> Batch<Nim> {
-    let mut batch = Batch::new();
+fn batch() -> LeafBatch<Nim> {
+    let mut batch = LeafBatch::new();
     for stones in [1, 2, 5, 9] {
         let position = Nim::new(stones, NimRules::CLASSIC);
         let mut legal = Vec::new();
@@ -27,7 +27,7 @@ fn batch() -> Batch<Nim> {
     batch
 }
 
-fn evaluate<E: Evaluator<Nim>>(evaluator: &E, batch: &Batch<Nim>) -> (Vec<f32>, Vec<f32>) {
+fn evaluate<E: Evaluator<Nim>>(evaluator: &E, batch: &LeafBatch<Nim>) -> (Vec<f32>, Vec<f32>) {
     let mut values = vec![f32::NAN; batch.len()];
     let mut policy = vec![f32::NAN; batch.policy_len()];
     evaluator.evaluate(batch, &mut values, &mut policy).unwrap();

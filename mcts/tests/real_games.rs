@@ -6,7 +6,7 @@ use gipfzero_games::lyngk::Lyngk;
 use gipfzero_games::zertz::{Setup, Variant};
 use gipfzero_games::{Game, Outcome, Player, Status};
 use gipfzero_mcts::{
-    Agent, Evaluator, GumbelConfig, MctsAgent, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
+    Agent, Evaluator, MctsAgent, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
 };
 
 /// Checks that `winning` is legal and not the only legal turn.
@@ -19,7 +19,7 @@ fn check_position<G: Game>(position: &G, winning: &str) {
 }
 
 fn policies() -> Vec<RootPolicy> {
-    vec![RootPolicy::Puct, RootPolicy::Gumbel(GumbelConfig::default())]
+    vec![RootPolicy::Puct, RootPolicy::Gumbel]
 }
 
 fn chosen_turn<G: Game, E: Evaluator<G>>(position: &G, evaluator: E, root: RootPolicy, seed: u64) -> String {

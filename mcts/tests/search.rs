@@ -2,7 +2,7 @@
 use gipfzero_games::{Action, Game, Player, Status};
 use gipfzero_mcts::testing::{best_actions, solve, Nim, NimRules, PriorEvaluator, SolverEvaluator};
 use gipfzero_mcts::{
-    Batch, EvalError, Evaluator, GumbelConfig, PlayoutCap, RolloutEvaluator, RootPolicy, Search,
+    LeafBatch, EvalError, Evaluator, GumbelConfig, PlayoutCap, RolloutEvaluator, RootPolicy, Search,
     SearchConfig, SearchError, SearchPool, SearchResult, UniformEvaluator,
 };
 
@@ -13,10 +13,11 @@ fn puct(simulations: u32) -> SearchConfig {
 fn gumbel(simulations: u32, noise: bool) -> SearchConfig {
     SearchConfig {
         simulations,
-        root_policy: RootPolicy::Gumbel(GumbelConfig {
+        root_policy: RootPolicy::Gumbel,
+        gumbel: GumbelConfig {
             noise,
             ..GumbelConfig::default()
-        }),
+        },
         dirichlet: None,
         ..SearchConfig::default()
     }
@@ -298,10 +299,11 @@ fn gumbel_improved_policy_is_a_distribution_that_prefers_the_winning_take() {
 fn gumbel_considers_only_m_actions() {
     // m = 2 of 3 legal actions: one action is never visited.
     let config = SearchConfig {
-        root_policy: RootPolicy::Gumbel(GumbelConfig {
+        root_policy: RootPolicy::Gumbel,
+        gumbel: GumbelConfig {
             max_considered: 2,
             ..GumbelConfig::default()
-        }),
+        },
         ..gumbel(40, true)
     };
     let result = search_once(
@@ -326,10 +328,11 @@ fn gumbel_noise_follows_the_temperature_schedule() {
     // seed considers, and plays, the same action.
     let considered = |temperature: f32, seed: u64| {
         let config = SearchConfig {
-            root_policy: RootPolicy::Gumbel(GumbelConfig {
+            root_policy: RootPolicy::Gumbel,
+        gumbel: GumbelConfig {
                 max_considered: 1,
                 ..GumbelConfig::default()
-            }),
+            },
             temperature: vec![gipfzero_mcts::TemperatureStep {
                 from_move: 0,
                 temperature,
@@ -345,10 +348,11 @@ fn gumbel_noise_follows_the_temperature_schedule() {
     // The schedule is read at the search's move number: cold from move 5 on.
     let scheduled = |seed: u64| {
         let config = SearchConfig {
-            root_policy: RootPolicy::Gumbel(GumbelConfig {
+            root_policy: RootPolicy::Gumbel,
+        gumbel: GumbelConfig {
                 max_considered: 1,
                 ..GumbelConfig::default()
-            }),
+            },
             temperature: vec![
                 gipfzero_mcts::TemperatureStep { from_move: 0, temperature: 1.0 },
                 gipfzero_mcts::TemperatureStep { from_move: 5, temperature: 0.0 },
@@ -504,7 +508,7 @@ struct Broken(f32);
 impl Evaluator<Nim> for Broken {
     fn evaluate(
         &self,
-        batch: &Batch<Nim>,
+        batch: &LeafBatch<Nim>,
         values: &mut [f32],
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
@@ -639,10 +643,11 @@ proptest::proptest! {
         let rules = [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS][variant];
         let root_policy = [
             RootPolicy::Puct,
-            RootPolicy::Gumbel(GumbelConfig::default()),
-            RootPolicy::Ucb1 { exploration: 1.0 },
-        ][policy].clone();
-        let config = SearchConfig { simulations, root_policy, leaves_per_tree: leaves, ..SearchConfig::default() };
+            RootPolicy::Gumbel,
+            RootPolicy::Ucb1,
+        ][policy];
+        let ucb1 = gipfzero_mcts::Ucb1Config { exploration: 1.0 };
+        let config = SearchConfig { simulations, root_policy, ucb1, leaves_per_tree: leaves, ..SearchConfig::default() };
         let position = Nim::new(pile, rules);
         let mut search = Search::new(position.clone(), config, seed).unwrap();
         let result = search.run(&RolloutEvaluator::new(1, seed)).unwrap();
@@ -691,7 +696,7 @@ struct CountingForced<E> {
 }
 
 impl<E: Evaluator<Nim>> Evaluator<Nim> for CountingForced<E> {
-    fn evaluate(&self, batch: &Batch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(&self, batch: &LeafBatch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
         let forced = (0..batch.len()).filter(|&i| batch.legal(i).len() == 1).count();
         self.forced.fetch_add(forced, std::sync::atomic::Ordering::Relaxed);
         self.inner.evaluate(batch, values, policy)
@@ -708,7 +713,7 @@ fn forced_positions_below_the_root_are_walked_through_not_evaluated() {
     for rules in [NimRules::CLASSIC, NimRules::DOUBLE, NimRules::BONUS] {
         for pile in 2..=14u8 {
             let position = Nim::new(pile, rules);
-            for (skip_forced, root_policy) in [(true, RootPolicy::Puct), (true, RootPolicy::Gumbel(GumbelConfig::default())), (false, RootPolicy::Puct)] {
+            for (skip_forced, root_policy) in [(true, RootPolicy::Puct), (true, RootPolicy::Gumbel), (false, RootPolicy::Puct)] {
                 let evaluator = CountingForced { inner: SolverEvaluator, forced: Default::default() };
                 let config = SearchConfig { skip_forced, ..SearchConfig::evaluation(60, root_policy) };
                 let result = search_once(position.clone(), config, 0, &evaluator);

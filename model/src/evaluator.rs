@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use gipfzero_games::{Game, Spec};
-use gipfzero_mcts::{Batch as SearchBatch, EvalError, Evaluator};
+use gipfzero_mcts::{LeafBatch, EvalError, Evaluator};
 
 use crate::inference::{Batch, InferenceError, InferenceHandle};
 
@@ -37,7 +37,7 @@ impl NetworkEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for NetworkEvaluator {
-    fn evaluate(&self, batch: &SearchBatch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(&self, batch: &LeafBatch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
         if let Some(position) = batch.positions().first() {
             // Another variant's observation would not fit the buffers `encode` writes into.
             if position.spec() != self.spec {
@@ -76,7 +76,7 @@ mod tests {
     use gipfzero_games::dvonn::Dvonn;
     use gipfzero_games::lyngk::Lyngk;
     use gipfzero_games::{Action, Game};
-    use gipfzero_mcts::{Batch as SearchBatch, Evaluator, Search, SearchConfig};
+    use gipfzero_mcts::{LeafBatch, Evaluator, Search, SearchConfig};
     use tch::Device;
 
     use super::NetworkEvaluator;
@@ -105,7 +105,7 @@ mod tests {
         let (_network, server) = server_for(start.spec());
         let evaluator = NetworkEvaluator::new(server.handle(), start.spec()).unwrap();
         // Positions along a game: the placement phase and the movement phase.
-        let mut batch = SearchBatch::new();
+        let mut batch = LeafBatch::new();
         let mut position = start;
         let mut legal = Vec::new();
         for step in 0..60 {
@@ -158,7 +158,7 @@ mod tests {
         let lyngk = Lyngk::from_seed(0);
         assert!(NetworkEvaluator::new(server.handle(), lyngk.spec()).is_err());
         let evaluator = NetworkEvaluator::new(server.handle(), Dvonn::new().spec()).unwrap();
-        let mut batch = SearchBatch::new();
+        let mut batch = LeafBatch::new();
         batch.push(lyngk.clone(), &[Action(0)]);
         let error = Evaluator::<Lyngk>::evaluate(&evaluator, &batch, &mut [0.0], &mut [0.0]).unwrap_err();
         assert!(error.0.contains("lyngk"), "{error}");

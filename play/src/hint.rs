@@ -98,9 +98,7 @@ mod tests {
             reuse_tree: false,
             ..SearchConfig::evaluation(
                 simulations,
-                RootPolicy::Ucb1 {
-                    exploration: std::f32::consts::SQRT_2,
-                },
+                RootPolicy::Ucb1,
             )
         }
     }

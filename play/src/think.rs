@@ -60,9 +60,7 @@ pub trait AgentSource {
             reuse_tree: false,
             ..SearchConfig::evaluation(
                 simulations.max(1),
-                RootPolicy::Ucb1 {
-                    exploration: std::f32::consts::SQRT_2,
-                },
+                RootPolicy::Ucb1,
             )
         };
         Ok(turn_shares(position, &RolloutEvaluator::new(1, seed), &config, seed)?)

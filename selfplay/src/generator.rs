@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use gipfzero_games::{Action, Game, Outcome, Player, SplitMix64, Status};
 use gipfzero_mcts::{
-    parse_agent, Agent, Batch, ConfigError, EvalError, Evaluator, RootPolicy, Search, SearchConfig,
+    parse_agent, Agent, LeafBatch, InvalidSetting, EvalError, Evaluator, RootPolicy, Search, SearchConfig,
     SearchError, SearchPool, SearchResult,
 };
 use serde::{Deserialize, Serialize};
@@ -99,7 +99,8 @@ impl Default for ResignConfig {
 }
 
 /// A share of the games played against fixed opponents instead of the network itself.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LeagueConfig {
     /// Fraction of the games, in [0, 1], that are league games.
     pub share: f32,
@@ -110,11 +111,14 @@ pub struct LeagueConfig {
 }
 
 /// Builds league opponent `index` (of [`LeagueConfig::opponents`]) for one game, seeded.
-pub type OpponentFactory<G> = dyn Fn(usize, u64) -> Result<Box<dyn Agent<G>>, String> + Send + Sync;
+pub type OpponentFactory<G> = dyn Fn(usize, u64) -> Result<Box<dyn Agent<G>>, BoxError> + Send + Sync;
+
+/// Any error, kept whole (an [`OpponentFactory`] may fail for reasons of its own).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The default [`OpponentFactory`]: the names are baseline specs ([`parse_agent`]).
-fn baseline_opponent<G: Game>(names: Vec<String>) -> impl Fn(usize, u64) -> Result<Box<dyn Agent<G>>, String> + Send + Sync {
-    move |index, seed| parse_agent::<G>(&names[index], seed).map_err(|e| e.to_string())
+fn baseline_opponent<G: Game>(names: Vec<String>) -> impl Fn(usize, u64) -> Result<Box<dyn Agent<G>>, BoxError> + Send + Sync {
+    move |index, seed| Ok(parse_agent::<G>(&names[index], seed)?)
 }
 
 /// Salt of a game's league draws, so that they leave the game's other random streams alone.
@@ -132,32 +136,65 @@ pub struct LeagueMatchup {
 }
 
 /// Everything a self-play run needs besides the start position and the evaluator.
-#[derive(Clone, Debug)]
+///
+/// It is also the schema of a training run's YAML `self_play` block, read and written by
+/// serde: the block holds `games_per_iteration` ([`GeneratorConfig::games`]), `parallel_games`
+/// ([`GeneratorConfig::games_in_flight`]), `max_turns`, `search` and `league`, and leaves out
+/// what each generation gets from its run (`serde(skip)`: cap rule, resignation, shard size,
+/// seed, labels). What the block leaves out comes from [`GeneratorConfig::training`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default = "GeneratorConfig::training")]
 pub struct GeneratorConfig {
+    /// Game ids `0..games` make up the run (in training: one generation).
+    #[serde(rename = "games_per_iteration")]
+    pub games: u64,
+    /// Games played at the same time (the evaluator's batch is about this large).
+    #[serde(rename = "parallel_games")]
+    pub games_in_flight: usize,
+    /// Turns after which a game is stopped and scored by `cap_rule`. (Training configs written
+    /// before the key was renamed wrote it `max_actions`; it always counted turns.)
+    #[serde(alias = "max_actions")]
+    pub max_turns: u32,
     /// The settings of every search (one per decision).
     pub search: SearchConfig,
-    /// Games played at the same time (the evaluator's batch is about this large).
-    pub games_in_flight: usize,
-    /// Game ids `0..games` make up the run.
-    pub games: u64,
-    /// Turns after which a game is stopped and scored by `cap_rule`.
-    pub max_turns: u32,
+    /// `None`: every game is self-play.
+    pub league: Option<LeagueConfig>,
+    #[serde(skip)]
     pub cap_rule: CapRule,
     /// `None`: nobody resigns.
+    #[serde(skip)]
     pub resign: Option<ResignConfig>,
     /// A shard is written once at least this many positions of finished games are waiting
     /// (shards hold whole games, so a shard may be larger by one game).
+    #[serde(skip)]
     pub positions_per_shard: usize,
     /// The run seed; each game's seed is derived from it and the game id.
+    #[serde(skip)]
     pub seed: u64,
     /// Run the descents of the trees on rayon's threads (see [`SearchPool::set_parallel`]).
+    #[serde(skip)]
     pub parallel: bool,
     /// Who generates the data, for the shards' info (`uniform`, `checkpoint NAME`, …).
+    #[serde(skip)]
     pub generator: String,
     /// The checkpoint playing both sides, if a network plays.
+    #[serde(skip)]
     pub checkpoint: Option<String>,
-    /// `None`: every game is self-play.
-    pub league: Option<LeagueConfig>,
+}
+
+impl GeneratorConfig {
+    /// A training run's generations by default: 32 games, 16 at a time, stopped after 400
+    /// turns, Gumbel search with 24 simulations ([`SearchConfig::self_play`]), no league.
+    pub fn training() -> Self {
+        GeneratorConfig {
+            games: 32,
+            games_in_flight: 16,
+            max_turns: 400,
+            search: SearchConfig::self_play(24),
+            generator: "gipfzero train".into(),
+            ..GeneratorConfig::default()
+        }
+    }
 }
 
 impl Default for GeneratorConfig {
@@ -183,7 +220,7 @@ impl GeneratorConfig {
     fn validate(&self) -> Result<(), SelfPlayError> {
         self.search.validate()?;
         let bad = |field: &'static str, reason: &str| {
-            Err(SelfPlayError::Config(ConfigError {
+            Err(SelfPlayError::Config(InvalidSetting {
                 field,
                 reason: reason.into(),
             }))
@@ -306,8 +343,8 @@ impl SearchSummary {
             simulations: config.simulations,
             root_policy: match config.root_policy {
                 RootPolicy::Puct => "puct",
-                RootPolicy::Gumbel(_) => "gumbel",
-                RootPolicy::Ucb1 { .. } => "ucb1",
+                RootPolicy::Gumbel => "gumbel",
+                RootPolicy::Ucb1 => "ucb1",
             }
             .into(),
             cheap_simulations: config.playout_cap.as_ref().map(|c| c.cheap_simulations),
@@ -451,7 +488,7 @@ impl<F: FnMut(&ProgressReport)> Progress for F {
 #[derive(Debug, Error)]
 pub enum SelfPlayError {
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(#[from] InvalidSetting),
     #[error(transparent)]
     Search(#[from] SearchError),
     #[error(transparent)]
@@ -462,10 +499,19 @@ pub enum SelfPlayError {
     Resume { path: PathBuf, message: String },
     #[error("game {game_id}: the actions played form no legal turn (a rules engine bug)")]
     UnknownTurn { game_id: u64 },
-    #[error("league opponent {name}: {message}")]
-    UnknownOpponent { name: String, message: String },
-    #[error("game {game_id}: league opponent {name}: {message}")]
-    Opponent { game_id: u64, name: String, message: String },
+    #[error("league opponent {name}")]
+    UnknownOpponent {
+        name: String,
+        #[source]
+        source: BoxError,
+    },
+    #[error("game {game_id}: league opponent {name}")]
+    Opponent {
+        game_id: u64,
+        name: String,
+        #[source]
+        source: BoxError,
+    },
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> SelfPlayError + '_ {
@@ -484,7 +530,7 @@ struct Counting<'a, E> {
 }
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<'_, E> {
-    fn evaluate(&self, batch: &Batch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(&self, batch: &LeafBatch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.positions.fetch_add(batch.len() as u64, Ordering::Relaxed);
         self.largest.fetch_max(batch.len() as u64, Ordering::Relaxed);
@@ -574,9 +620,9 @@ impl<G: Game> Generator<G> {
         // Every opponent must be buildable before any game is played.
         if let Some(league) = &self.config.league {
             for (index, name) in league.opponents.iter().enumerate() {
-                (self.opponents)(index, 0).map_err(|message| SelfPlayError::UnknownOpponent {
+                (self.opponents)(index, 0).map_err(|source| SelfPlayError::UnknownOpponent {
                     name: name.clone(),
-                    message,
+                    source,
                 })?;
             }
         }
@@ -758,10 +804,10 @@ impl<G: Game> Generator<G> {
             .is_some_and(|r| rng.unit_f64() < r.disabled_fraction as f64);
         let opponent = match (self.config.matchup(id), &self.config.league) {
             (Some(pairing), Some(league)) => {
-                let agent = (self.opponents)(pairing.opponent, pairing.seed).map_err(|message| SelfPlayError::Opponent {
+                let agent = (self.opponents)(pairing.opponent, pairing.seed).map_err(|source| SelfPlayError::Opponent {
                     game_id: id,
                     name: league.opponents[pairing.opponent].clone(),
-                    message,
+                    source,
                 })?;
                 Some((pairing.side, agent))
             }
@@ -860,7 +906,7 @@ impl<G: Game> Generator<G> {
                             return Err(SelfPlayError::Opponent {
                                 game_id: game.id,
                                 name: agent.name(),
-                                message: e.to_string(),
+                                source: Box::new(e),
                             })
                         }
                     };

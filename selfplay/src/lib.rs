@@ -14,7 +14,7 @@ pub mod samples;
 pub mod shard;
 
 pub use generator::{
-    league_tally, CapRule, GameRecord, LeagueConfig, LeagueTally, OpponentFactory, LeagueMatchup, Progress,
+    league_tally, BoxError, CapRule, GameRecord, LeagueConfig, LeagueTally, OpponentFactory, LeagueMatchup, Progress,
     ProgressReport, ResignConfig, RunSummary, SearchSummary, Generator,
     GeneratorConfig, SelfPlayError, Termination, RECORDS_FILE,
 };

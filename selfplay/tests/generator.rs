@@ -317,7 +317,7 @@ fn the_turn_cap_stops_games_and_scores_them_by_the_rule() {
 
 /// League opponents built by a factory of the caller's (here: baselines with a marked name).
 fn opponents(names: &'static [&'static str]) -> Box<OpponentFactory<Zertz>> {
-    Box::new(move |index, seed| parse_agent::<Zertz>(names[index], seed).map_err(|e| e.to_string()))
+    Box::new(move |index, seed| Ok(parse_agent::<Zertz>(names[index], seed)?))
 }
 
 #[test]
@@ -402,7 +402,9 @@ fn an_opponent_that_cannot_be_built_stops_the_run_with_its_name() {
     let config = GeneratorConfig { league: Some(league), ..config(2, 1) };
     let dir = test_dir("league-bad");
     let error = Generator::new(Zertz::new(Variant::Standard), config, &dir).unwrap().run(&UniformEvaluator, &mut ()).unwrap_err();
-    let message = error.to_string();
+    // The cause is kept as the error's source.
+    let cause = std::error::Error::source(&error).expect("the spec's error is the source");
+    let message = format!("{error}: {cause}");
     assert!(message.contains("league opponent rollout:x") && message.contains("simulation count"), "{message}");
     assert!(!dir.join(RECORDS_FILE).exists(), "no game was played");
 }
