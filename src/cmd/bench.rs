@@ -6,7 +6,7 @@ use clap::Subcommand;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::zertz::Variant;
 use gipfzero_games::{record, Game, SplitMix64};
-use gipfzero_mcts::{GumbelConfig, RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator};
+use gipfzero_mcts::{RootPolicy, Search, SearchConfig, SearchPool, UniformEvaluator};
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
@@ -148,11 +148,11 @@ impl GameVisitor for SearchBench {
             gipfzero_mcts::EDGE_BYTES
         );
         let positions = bench_positions(&start, self.trees.max(1));
-        for root in [RootPolicy::Puct, RootPolicy::Gumbel(GumbelConfig::default())] {
+        for root in [RootPolicy::Puct, RootPolicy::Gumbel] {
             let name = match root {
                 RootPolicy::Puct => "puct",
-                RootPolicy::Gumbel(_) => "gumbel",
-                RootPolicy::Ucb1 { .. } => "ucb1",
+                RootPolicy::Gumbel => "gumbel",
+                RootPolicy::Ucb1 => "ucb1",
             };
             let config = SearchConfig { simulations: self.simulations, ..SearchConfig::evaluation(self.simulations, root) };
             for (trees, parallel) in [(1, false), (positions.len(), false), (positions.len(), true)] {

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_mcts::{
-    Evaluator, GumbelConfig, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
+    Evaluator, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use gipfzero_model::bench::forward_throughput;
 use gipfzero_model::{DeviceChoice, NetConfig, Network};
@@ -127,7 +127,7 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
 fn search_config(simulations: u32, gumbel: bool) -> SearchConfig {
     let mut config = SearchConfig { simulations, ..SearchConfig::default() };
     if gumbel {
-        config.root_policy = RootPolicy::Gumbel(GumbelConfig::default());
+        config.root_policy = RootPolicy::Gumbel;
         config.dirichlet = None;
     }
     config

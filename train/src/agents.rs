@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use gipfzero_games::{Game, Spec};
 use gipfzero_mcts::{
-    Agent, AgentError, AgentSpecError, EvalError, GumbelConfig, ConfigError as InvalidSetting, MctsAgent,
+    Agent, AgentError, AgentSpecError, EvalError, InvalidSetting, MctsAgent,
     MixedEvaluator, RolloutEvaluator, RootPolicy, SearchConfig, SearchError,
 };
 use gipfzero_model::checkpoint::{self, CheckpointError};
@@ -93,9 +93,10 @@ impl ServedNetwork {
         Ok(MixedEvaluator::new(network, RolloutEvaluator::new(1, seed), rollout_mix)?)
     }
 
-    /// A searching agent named `name` over this network.
-    pub fn agent<G: Game>(&self, name: impl Into<String>, search: &SearchConfig, rollout_mix: f32, seed: u64) -> Result<MctsAgent<G, LeafEvaluator>, AgentsError> {
-        Ok(MctsAgent::new(name, self.evaluator(rollout_mix, seed)?, search.clone(), seed)?)
+    /// A searching agent named `name` over this network, its leaves valued with the search's
+    /// [`SearchConfig::rollout_mix`].
+    pub fn agent<G: Game>(&self, name: impl Into<String>, search: &SearchConfig, seed: u64) -> Result<MctsAgent<G, LeafEvaluator>, AgentsError> {
+        Ok(MctsAgent::new(name, self.evaluator(search.rollout_mix, seed)?, search.clone(), seed)?)
     }
 }
 
@@ -138,8 +139,11 @@ pub struct CheckpointSearch {
 impl CheckpointSearch {
     /// The search these settings describe (evaluation play: no noise, the best action).
     pub fn config(&self) -> SearchConfig {
-        let root = if self.gumbel { RootPolicy::Gumbel(GumbelConfig::default()) } else { RootPolicy::Puct };
-        SearchConfig::evaluation(self.simulations.unwrap_or(CHECKPOINT_SIMULATIONS), root)
+        let root = if self.gumbel { RootPolicy::Gumbel } else { RootPolicy::Puct };
+        SearchConfig {
+            rollout_mix: self.rollout_mix,
+            ..SearchConfig::evaluation(self.simulations.unwrap_or(CHECKPOINT_SIMULATIONS), root)
+        }
     }
 }
 
@@ -172,8 +176,7 @@ impl AgentFactory {
     pub fn agent<G: Game>(&self, position: &G, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
         match &self.network {
             Some(network) => {
-                let search = &self.search;
-                Ok(Box::new(network.agent(self.choice.name(), &search.config(), search.rollout_mix, seed)?))
+                Ok(Box::new(network.agent(self.choice.name(), &self.search.config(), seed)?))
             }
             // A baseline plays as its spec says: `--simulations` is the checkpoints' budget,
             // and `rollout:1000` must stay rollout:1000 beside a checkpoint searching 200.
@@ -225,7 +228,7 @@ impl AgentSource for AgentChoice {
             AgentChoice::Checkpoint(path) => {
                 let network = Self::serve(path, position)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
-                let agent = network.agent(self.name(), &search.config(), 0.0, seed)?;
+                let agent = network.agent(self.name(), &search.config(), seed)?;
                 Ok(Box::new(NetworkAgent { agent, _network: network }))
             }
         }

@@ -238,12 +238,11 @@ fn network_agent<G: Game>(
     name: &str,
     network: &ServedNetwork,
     search: &SearchConfig,
-    rollout_mix: f32,
     seed: u64,
 ) -> Box<dyn Agent<G>> {
     Box::new(
         network
-            .agent::<G>(name, search, rollout_mix, seed)
+            .agent::<G>(name, search, seed)
             .expect("the evaluation search and rollout mix were validated with the config, and the server serves this game"),
     )
 }
@@ -260,8 +259,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         seed: u64,
     ) -> Result<MatchReport, ArenaError> {
         let evaluation = &self.config.evaluation;
-        let search = evaluation.search.to_evaluation_search_config();
-        let rollout_mix = evaluation.search.rollout_mix;
+        let search = evaluation.search.for_evaluation();
         // The match's own threads, one per game in flight: the games mostly wait on the
         // network, whose server batches the leaves of all of them.
         let threads = evaluation.parallel_games.max(1) as usize;
@@ -279,7 +277,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             return Err(ArenaError::MissingNetwork(opponent.to_string()));
         }
         // Refused before any game (an agent made inside the match may not fail).
-        served.agent::<G>("network", &search, rollout_mix, seed)?;
+        served.agent::<G>("network", &search, seed)?;
         let settings = MatchSettings { games, max_turns: evaluation.max_turns, ..MatchSettings::default() };
         let start = &self.start;
         let report = pool.install(|| run_match(
@@ -287,10 +285,10 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             |side, game| {
                 let agent_seed = seed ^ ((game as u64) << 16) ^ (side == Side::Second) as u64;
                 match side {
-                    Side::First => network_agent("network", &served, &search, rollout_mix, agent_seed),
+                    Side::First => network_agent("network", &served, &search, agent_seed),
                     Side::Second => match (&baseline, &opponent_served) {
                         (Some(spec_text), _) => parse_agent::<G>(spec_text, agent_seed).expect("baseline specs are valid"),
-                        (None, Some(opponent)) => network_agent("opponent", opponent, &search, rollout_mix, agent_seed),
+                        (None, Some(opponent)) => network_agent("opponent", opponent, &search, agent_seed),
                         (None, None) => unreachable!("checked above"),
                     },
                 }

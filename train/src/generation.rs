@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use gipfzero_games::Game;
 use gipfzero_model::Network;
-use gipfzero_selfplay::generator::{league_tally, CapRule, Generator, GeneratorConfig, LeagueConfig};
+use gipfzero_selfplay::generator::{league_tally, CapRule, Generator, GeneratorConfig};
 use gipfzero_selfplay::shard::{read_shard, ShardData};
 use thiserror::Error;
 
@@ -61,14 +61,10 @@ impl<G: Game> ShardSelfPlay<G> {
         ShardSelfPlay { start, config: config.clone() }
     }
 
-    /// The generator's settings for one generation seeded with `seed`.
+    /// The generator's settings for one generation seeded with `seed`: the run's `self_play`
+    /// block with what a generation adds.
     fn generator_config(&self, seed: u64) -> GeneratorConfig {
-        let settings = &self.config.self_play;
         GeneratorConfig {
-            search: settings.search.to_search_config(),
-            games_in_flight: settings.parallel_games.max(1) as usize,
-            games: settings.games_per_iteration as u64,
-            max_turns: settings.max_turns,
             cap_rule: CapRule::Draw,
             resign: None,
             positions_per_shard: POSITIONS_PER_SHARD,
@@ -76,10 +72,7 @@ impl<G: Game> ShardSelfPlay<G> {
             parallel: false,
             generator: "gipfzero train".into(),
             checkpoint: None,
-            league: settings.league.as_ref().map(|league| LeagueConfig {
-                share: league.share,
-                opponents: league.opponents.iter().map(|o| o.to_string()).collect(),
-            }),
+            ..self.config.self_play.clone()
         }
     }
 }

@@ -17,8 +17,10 @@
 //!   `training.lr` by `schedule`) serde buffers the mapping before choosing the variant, so
 //!   a wrong type, unknown or missing key there is reported at the block's key, not the line
 //!   itself (the tag's own value and range checks are located exactly).
-//! - **Search settings mirror [`SearchConfig`]** field by field (same names, same nesting), so
-//!   the search's own validation names the YAML key directly.
+//! - **One schema per idea.** The `search` blocks are the search crate's own [`SearchConfig`]
+//!   and the `self_play` block the self-play crate's own [`GeneratorConfig`] (their `serde`
+//!   derives), so the search's own validation names the YAML key directly and no setting
+//!   is copied from a mirror.
 //! - **A run resumes with the meaning it started with.** A key added later takes its default
 //!   when left out, and a default can change; a run directory's saved config, written by an
 //!   older build, must not silently change meaning when a newer one resumes it. The resolved
@@ -31,9 +33,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use gipfzero_mcts::{
-    DirichletNoise, GumbelConfig, MixedEvaluator, PlayoutCap, RootPolicy, SearchConfig, TemperatureStep,
-};
+use gipfzero_mcts::{RootPolicy, SearchConfig};
+use gipfzero_selfplay::GeneratorConfig;
 use gipfzero_model::{DeviceChoice, NetConfig, ThreadSettings};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -85,7 +86,9 @@ pub struct RunConfig {
     /// The network's size: a partial block takes the rest from [`NetConfig::default`]
     /// (3 blocks × 32 channels).
     pub network: NetConfig,
-    pub self_play: SelfPlayConfig,
+    /// How generations are played: the self-play crate's own settings type (its run-level
+    /// fields are not part of the block); see [`GeneratorConfig`].
+    pub self_play: GeneratorConfig,
     pub replay: ReplayConfig,
     pub training: TrainingConfig,
     pub evaluation: EvaluationConfig,
@@ -103,116 +106,6 @@ pub struct ThreadsConfig {
     pub intra_op: usize,
     /// libtorch inter-op threads.
     pub inter_op: usize,
-}
-
-/// How self-play games are generated.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SelfPlayConfig {
-    /// Games per iteration (one generation of samples).
-    pub games_per_iteration: u32,
-    /// Games played at once (one search tree each), batched through one inference server.
-    pub parallel_games: u32,
-    /// Games still running after this many turns stop and are scored as draws. (Runs
-    /// configured before the key was renamed wrote it `max_actions`; it always counted turns.)
-    #[serde(alias = "max_actions")]
-    pub max_turns: u32,
-    pub search: SearchSettings,
-    /// A share of the games played against fixed opponents instead of the network itself
-    /// (see [`LeagueSettings`]); `null`: pure self-play.
-    pub league: Option<LeagueSettings>,
-}
-
-/// League self-play: `share` of each generation's games pit the network against one of
-/// `opponents` (drawn per game, colour drawn too); only the network's decisions become
-/// samples. Pure self-play drifts (the network beats its earlier selves while it gets weaker
-/// against other players, docs/RESULTS.md); games against fixed players put their positions
-/// in the data.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LeagueSettings {
-    /// Fraction of the games, in [0, 1].
-    pub share: f32,
-    /// `random`, `greedy` or `rollout:N` (the baselines; they play as in evaluation).
-    pub opponents: Vec<Opponent>,
-}
-
-/// The search, field by field as [`SearchConfig`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchSettings {
-    pub simulations: u32,
-    /// `puct`, `gumbel` or `ucb1`; the block of the same name holds its settings.
-    pub root_policy: RootPolicyName,
-    pub gumbel: GumbelSettings,
-    pub ucb1: Ucb1Settings,
-    pub c_puct: f32,
-    pub c_base: f32,
-    pub fpu_reduction: f32,
-    pub root_fpu_reduction: f32,
-    /// PUCT root noise; `null` for none.
-    pub dirichlet: Option<DirichletSettings>,
-    /// `[{from_move, temperature}, …]`: PUCT samples the played action from the visits at
-    /// this temperature; a Gumbel root scales its Gumbel noise by it (0: no noise).
-    pub temperature: Vec<TemperatureSettings>,
-    /// Playout-cap randomisation; `null` for none.
-    pub playout_cap: Option<PlayoutCapSettings>,
-    pub reuse_tree: bool,
-    pub leaves_per_tree: u32,
-    pub virtual_loss: f32,
-    /// Walk through positions with a single legal action instead of evaluating them
-    /// (`SearchConfig::skip_forced`). Default true; false in configs of format 2 and older.
-    pub skip_forced: bool,
-    /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the network's value v blended
-    /// with the outcome z of one random playout from the leaf (AlphaGo's λ; see
-    /// `gipfzero_mcts::MixedEvaluator`). 0, the default, is the network alone.
-    pub rollout_mix: f32,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootPolicyName {
-    Puct,
-    Gumbel,
-    Ucb1,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GumbelSettings {
-    pub max_considered: u32,
-    pub c_visit: f32,
-    pub c_scale: f32,
-    pub rescale_values: bool,
-    /// Gumbel noise at the root; evaluation searches switch it off whatever is written here.
-    pub noise: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Ucb1Settings {
-    pub exploration: f32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DirichletSettings {
-    pub alpha_scale: f32,
-    pub epsilon: f32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TemperatureSettings {
-    pub from_move: u32,
-    pub temperature: f32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlayoutCapSettings {
-    pub full_probability: f32,
-    pub cheap_simulations: u32,
 }
 
 /// The replay window: which recent samples SGD draws from (see [`crate::replay`]).
@@ -315,8 +208,9 @@ pub struct EvaluationConfig {
     /// for the same 20-game match on 2 cores, docs/PERFORMANCE.md). Results do not depend on
     /// it beyond the last bits of batched arithmetic.
     pub parallel_games: u32,
-    /// The network's search in evaluation games (noise is switched off).
-    pub search: SearchSettings,
+    /// The network's search in evaluation games (noise is switched off:
+    /// [`SearchConfig::for_evaluation`]).
+    pub search: SearchConfig,
     /// `random`, `greedy`, `rollout:N`, `previous` (the last checkpoint), `best` (the gated
     /// champion; the previous network when gating is off), or `checkpoint:PATH`.
     pub opponents: Vec<Opponent>,
@@ -470,7 +364,7 @@ impl Default for RunConfig {
             device: "cpu".into(),
             threads: ThreadsConfig::default(),
             network: NetConfig::default(),
-            self_play: SelfPlayConfig::default(),
+            self_play: GeneratorConfig::training(),
             replay: ReplayConfig::default(),
             training: TrainingConfig::default(),
             evaluation: EvaluationConfig::default(),
@@ -485,154 +379,6 @@ impl Default for ThreadsConfig {
             workers: 0,
             intra_op: 1,
             inter_op: 1,
-        }
-    }
-}
-
-impl Default for SelfPlayConfig {
-    fn default() -> Self {
-        SelfPlayConfig {
-            games_per_iteration: 32,
-            parallel_games: 16,
-            max_turns: 400,
-            search: SearchSettings::self_play(24),
-            league: None,
-        }
-    }
-}
-
-impl SearchSettings {
-    /// Gumbel root search with `simulations`: the paper's choice for small budgets, where
-    /// PUCT with Dirichlet noise learns little (Danihelka et al. 2022).
-    pub fn self_play(simulations: u32) -> Self {
-        let base = SearchConfig::default();
-        let gumbel = GumbelConfig {
-            max_considered: 8,
-            ..GumbelConfig::default()
-        };
-        SearchSettings {
-            simulations,
-            root_policy: RootPolicyName::Gumbel,
-            gumbel: GumbelSettings {
-                max_considered: gumbel.max_considered,
-                c_visit: gumbel.c_visit,
-                c_scale: gumbel.c_scale,
-                rescale_values: gumbel.rescale_values,
-                noise: gumbel.noise,
-            },
-            ucb1: Ucb1Settings {
-                exploration: std::f32::consts::SQRT_2,
-            },
-            c_puct: base.c_puct,
-            c_base: base.c_base,
-            fpu_reduction: base.fpu_reduction,
-            root_fpu_reduction: base.root_fpu_reduction,
-            dirichlet: base.dirichlet.map(|d| DirichletSettings {
-                alpha_scale: d.alpha_scale,
-                epsilon: d.epsilon,
-            }),
-            // The Gumbel noise at every move: cooling it to none after 30 actions (the
-            // schedule PUCT's visit sampling wants) scored 18–1–21 head to head after an hour
-            // of ZÈRTZ training (docs/RESULTS.md), so the default keeps it.
-            temperature: vec![TemperatureSettings {
-                from_move: 0,
-                temperature: 1.0,
-            }],
-            playout_cap: None,
-            reuse_tree: base.reuse_tree,
-            leaves_per_tree: base.leaves_per_tree,
-            virtual_loss: base.virtual_loss,
-            skip_forced: base.skip_forced,
-            rollout_mix: 0.0,
-        }
-    }
-
-    /// The search these settings describe.
-    pub fn to_search_config(&self) -> SearchConfig {
-        let root_policy = match self.root_policy {
-            RootPolicyName::Puct => RootPolicy::Puct,
-            RootPolicyName::Gumbel => RootPolicy::Gumbel(GumbelConfig {
-                max_considered: self.gumbel.max_considered,
-                c_visit: self.gumbel.c_visit,
-                c_scale: self.gumbel.c_scale,
-                rescale_values: self.gumbel.rescale_values,
-                noise: self.gumbel.noise,
-            }),
-            RootPolicyName::Ucb1 => RootPolicy::Ucb1 {
-                exploration: self.ucb1.exploration,
-            },
-        };
-        SearchConfig {
-            simulations: self.simulations,
-            root_policy,
-            c_puct: self.c_puct,
-            c_base: self.c_base,
-            fpu_reduction: self.fpu_reduction,
-            root_fpu_reduction: self.root_fpu_reduction,
-            dirichlet: self.dirichlet.as_ref().map(|d| DirichletNoise {
-                alpha_scale: d.alpha_scale,
-                epsilon: d.epsilon,
-            }),
-            temperature: self
-                .temperature
-                .iter()
-                .map(|t| TemperatureStep {
-                    from_move: t.from_move,
-                    temperature: t.temperature,
-                })
-                .collect(),
-            playout_cap: self.playout_cap.as_ref().map(|p| PlayoutCap {
-                full_probability: p.full_probability,
-                cheap_simulations: p.cheap_simulations,
-            }),
-            reuse_tree: self.reuse_tree,
-            leaves_per_tree: self.leaves_per_tree,
-            virtual_loss: self.virtual_loss,
-            skip_forced: self.skip_forced,
-        }
-    }
-
-    /// The search of evaluation games: the same settings without noise, always the best
-    /// action ([`SearchConfig::evaluation`]).
-    pub fn to_evaluation_search_config(&self) -> SearchConfig {
-        let search = self.to_search_config();
-        SearchConfig {
-            c_puct: search.c_puct,
-            c_base: search.c_base,
-            fpu_reduction: search.fpu_reduction,
-            root_fpu_reduction: search.root_fpu_reduction,
-            reuse_tree: search.reuse_tree,
-            leaves_per_tree: search.leaves_per_tree,
-            virtual_loss: search.virtual_loss,
-            skip_forced: search.skip_forced,
-            ..SearchConfig::evaluation(search.simulations, search.root_policy)
-        }
-    }
-}
-
-impl Default for SearchSettings {
-    fn default() -> Self {
-        SearchSettings::self_play(24)
-    }
-}
-
-impl Default for GumbelSettings {
-    fn default() -> Self {
-        let g = GumbelConfig::default();
-        GumbelSettings {
-            max_considered: g.max_considered,
-            c_visit: g.c_visit,
-            c_scale: g.c_scale,
-            rescale_values: g.rescale_values,
-            noise: g.noise,
-        }
-    }
-}
-
-impl Default for Ucb1Settings {
-    fn default() -> Self {
-        Ucb1Settings {
-            exploration: std::f32::consts::SQRT_2,
         }
     }
 }
@@ -725,7 +471,7 @@ impl Default for EvaluationConfig {
             games: 20,
             max_turns: 400,
             parallel_games: 16,
-            search: SearchSettings::self_play(24),
+            search: SearchConfig::self_play(24),
             opponents: vec![Opponent::Random, Opponent::Rollout(200), Opponent::Previous],
             gating: None,
         }

@@ -87,7 +87,7 @@ fn a_league_is_read_and_its_opponents_checked() {
     let text = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents: [rollout:200, random]\n";
     let league = parse(text).unwrap().self_play.league.unwrap();
     assert_eq!(league.share, 0.25);
-    assert_eq!(league.opponents, vec![Opponent::Rollout(200), Opponent::Random]);
+    assert_eq!(league.opponents, vec!["rollout:200", "random"]);
     assert_eq!(parse("game: zertz\n").unwrap().self_play.league, None);
     let networks = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents:\n      - greedy\n      - previous\n";
     let message = error_text(networks);
@@ -149,12 +149,11 @@ fn format_2_searches_evaluate_forced_positions() {
     // The current format walks through them unless told otherwise.
     let current = parse("game: zertz\n").unwrap();
     assert!(current.self_play.search.skip_forced && current.evaluation.search.skip_forced);
-    assert!(current.self_play.search.to_search_config().skip_forced);
-    assert!(current.evaluation.search.to_evaluation_search_config().skip_forced);
+        assert!(current.evaluation.search.for_evaluation().skip_forced);
     // Format 2 had no such key: its searches evaluated every position.
     let old = parse("config_version: 2\ngame: zertz\n").unwrap();
     assert!(!old.self_play.search.skip_forced && !old.evaluation.search.skip_forced);
-    assert!(!old.evaluation.search.to_evaluation_search_config().skip_forced);
+    assert!(!old.evaluation.search.for_evaluation().skip_forced);
     assert_eq!(old.config_version, CONFIG_VERSION);
     // A format-1 run's saved config went through format 2.
     let saved = RunConfig::from_run_yaml("game: zertz\n", "config.yaml").unwrap();
@@ -370,12 +369,17 @@ fn opponents_parse_and_print_back() {
 
 #[test]
 fn evaluation_search_has_no_noise() {
-    let settings = SearchSettings::self_play(16);
-    let search = settings.to_evaluation_search_config();
+    let settings = SearchConfig::self_play(16);
+    let search = settings.for_evaluation();
     assert_eq!(search.dirichlet, None);
     assert_eq!(search.simulations, 16);
-    match search.root_policy {
-        RootPolicy::Gumbel(g) => assert!(!g.noise),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(search.root_policy, RootPolicy::Gumbel);
+    assert!(!search.gumbel.noise);
+}
+
+#[test]
+fn a_league_opponent_that_is_no_agent_is_located_at_its_item() {
+    let message = error_text("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents:\n      - random\n      - rollout:x\n");
+    assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: "), "{message}");
+    assert!(message.contains("rollout:x"), "{message}");
 }

@@ -34,7 +34,7 @@ impl RunConfig {
             let search = &self.self_play.search;
             let cooled = search.temperature.iter().any(|step| step.temperature != 1.0);
             check(
-                !(search.root_policy == RootPolicyName::Gumbel && search.gumbel.noise && cooled),
+                !(search.root_policy == RootPolicy::Gumbel && search.gumbel.noise && cooled),
                 "self_play.search.temperature",
                 "this config is of format 1 (written without config_version, by a build up to \
                  2026-11-30), whose Gumbel root ignored this schedule in some builds (noise at \

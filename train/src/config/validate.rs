@@ -111,12 +111,12 @@ impl RunConfig {
 
         let sp = &self.self_play;
         check(
-            sp.games_per_iteration >= 1,
+            sp.games >= 1,
             "self_play.games_per_iteration",
             "must be at least 1",
         )?;
         check(
-            sp.parallel_games >= 1,
+            sp.games_in_flight >= 1,
             "self_play.parallel_games",
             "must be at least 1",
         )?;
@@ -125,7 +125,7 @@ impl RunConfig {
             "self_play.max_turns",
             "must be at least 1",
         )?;
-        sp.search.validate("self_play.search")?;
+        search_settings(&sp.search, "self_play.search")?;
         if let Some(league) = &sp.league {
             check(
                 finite_in(league.share as f64, 0.0, 1.0),
@@ -137,12 +137,10 @@ impl RunConfig {
                 "self_play.league.opponents",
                 "name at least one opponent",
             )?;
-            for (i, opponent) in league.opponents.iter().enumerate() {
-                check(
-                    opponent.is_baseline(),
-                    &format!("self_play.league.opponents.{i}"),
-                    "league opponents are random, greedy or rollout:N",
-                )?;
+            for (i, name) in league.opponents.iter().enumerate() {
+                let path = format!("self_play.league.opponents.{i}");
+                let opponent: Opponent = name.parse().map_err(|message: String| Invalid::new(&path, message))?;
+                check(opponent.is_baseline(), &path, "league opponents are random, greedy or rollout:N")?;
             }
         }
 
@@ -312,7 +310,7 @@ impl RunConfig {
                 "evaluation.parallel_games",
                 "must be between 1 and 256",
             )?;
-            evaluation.search.validate("evaluation.search")?;
+            search_settings(&evaluation.search, "evaluation.search")?;
         }
         for (i, opponent) in evaluation.opponents.iter().enumerate() {
             check(
@@ -352,13 +350,7 @@ impl RunConfig {
     }
 }
 
-impl SearchSettings {
-    /// Checks the search and the rollout mix; errors name `prefix.<key>`.
-    pub(super) fn validate(&self, prefix: &str) -> Result<(), Invalid> {
-        self.to_search_config()
-            .validate()
-            .map_err(|error| Invalid::new(format!("{prefix}.{}", error.field), error.reason))?;
-        MixedEvaluator::<()>::check_weight(self.rollout_mix)
-            .map_err(|error| Invalid::new(format!("{prefix}.rollout_mix"), error.0))
-    }
+/// Checks a search block with the search's own validation; errors name `prefix.<key>`.
+fn search_settings(search: &SearchConfig, prefix: &str) -> Result<(), Invalid> {
+    search.validate().map_err(|error| Invalid::new(format!("{prefix}.{}", error.field), error.reason))
 }
