@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use gipfzero_games::dvonn::Dvonn;
 use gipfzero_games::{Game, Player};
 
-use crate::think::{AgentSource, GameClock, Thinker};
+use crate::think::{error_text, AgentSource, GameClock, Thinker};
 
 /// The thinking time CodeCup 2011 allowed for a whole game.
 pub const CODECUP_GAME_TIME: Duration = Duration::from_secs(5);
@@ -96,7 +96,7 @@ pub fn run_codecup<S: AgentSource>(
             let turn = match chosen {
                 Ok(turn) => turn,
                 Err(error) => {
-                    writeln!(log, "no turn: {error}")?;
+                    writeln!(log, "no turn: {}", error_text(&error))?;
                     break;
                 }
             };

@@ -13,7 +13,7 @@ use std::time::Duration;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::{record, Game, Outcome, Status};
 
-use crate::think::{AgentSource, Budget, Thinker, DEFAULT_HINT_SIMULATIONS};
+use crate::think::{error_text, AgentSource, Budget, Thinker, DEFAULT_HINT_SIMULATIONS};
 
 /// The protocol's version, as `protocol` reports it.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -101,7 +101,7 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
         let turn = self
             .thinker
             .choose(&self.position, budget)
-            .map_err(|e| e.to_string())?;
+            .map_err(|error| error_text(&error))?;
         Ok(self.apply(&turn))
     }
 
@@ -138,7 +138,7 @@ impl<G: Game, S: AgentSource> Session for GameSession<G, S> {
             .thinker
             .source()
             .hints(&self.position, simulations, seed)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| error_text(&error))?;
         Ok(shares
             .into_iter()
             .map(|(turn, share)| (self.position.format_turn(&turn), share))

@@ -19,4 +19,4 @@ pub mod terminal;
 pub mod think;
 
 pub use hint::turn_shares;
-pub use think::{AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker};
+pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker};

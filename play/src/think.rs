@@ -211,8 +211,8 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
 /// Why a thinker could not choose a turn.
 #[derive(Debug, thiserror::Error)]
 pub enum ThinkError {
-    #[error("cannot build the agent: {0}")]
-    Agent(Box<dyn std::error::Error + Send + Sync>),
+    #[error("cannot build the agent")]
+    Agent(#[source] Box<dyn std::error::Error + Send + Sync>),
     #[error(transparent)]
     Choose(#[from] AgentError),
 }
@@ -313,4 +313,17 @@ mod tests {
         clock.spend(Duration::from_secs(8));
         assert_eq!(clock.left(), Duration::ZERO);
     }
+}
+
+/// An error and its causes on one line, `outer: cause: …`: how the protocols and the terminal
+/// show an error whose causes are kept as sources.
+pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }

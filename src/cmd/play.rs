@@ -5,7 +5,7 @@ use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
 use gipfzero_play::terminal::{self, Hinter, Options, Seat};
-use gipfzero_play::{AgentSource, Baseline};
+use gipfzero_play::{error_text, AgentSource, Baseline};
 
 use gipfzero_train::agents::AgentChoice;
 
@@ -94,7 +94,7 @@ impl GameVisitor for Play<'_> {
             });
         let simulations = self.args.hint_simulations;
         let hinter: Hinter<'_, G> =
-            Box::new(move |position: &G| hint_source.hints(position, simulations, seed).map_err(|e| e.to_string()));
+            Box::new(move |position: &G| hint_source.hints(position, simulations, seed).map_err(|error| error_text(&error)));
         let options = Options {
             max_turns: self.args.max_turns,
             show_board: !self.args.no_board,

@@ -556,6 +556,13 @@ impl RunConfig {
             }
         })?;
         config.variant = Some(config.variant_name().to_string());
+        // League opponents by their canonical names (`rollout:0200` is `rollout:200`), as the
+        // records and metrics name them; validation has parsed every one.
+        if let Some(league) = &mut config.self_play.league {
+            for name in &mut league.opponents {
+                *name = name.parse::<Opponent>().expect("validated").to_string();
+            }
+        }
         Ok(config)
     }
 

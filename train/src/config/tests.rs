@@ -84,7 +84,7 @@ fn unknown_key_is_located() {
 
 #[test]
 fn a_league_is_read_and_its_opponents_checked() {
-    let text = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents: [rollout:200, random]\n";
+    let text = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents: [rollout:0200, random]\n";
     let league = parse(text).unwrap().self_play.league.unwrap();
     assert_eq!(league.share, 0.25);
     assert_eq!(league.opponents, vec!["rollout:200", "random"]);
