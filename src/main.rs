@@ -44,6 +44,8 @@ enum Command {
     Engine(cmd::engine::EngineArgs),
     /// Draws a position as SVG, or a whole game as an HTML page.
     Render(cmd::render::RenderArgs),
+    /// Writes a checkpoint's network alone under a new name (as shipped networks are kept).
+    Export(cmd::export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Play(args) => cmd::play::run(args),
         Command::Engine(args) => cmd::engine::run(args),
         Command::Render(args) => cmd::render::run(args),
+        Command::Export(args) => cmd::export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

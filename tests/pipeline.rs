@@ -256,6 +256,27 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert_eq!(output.status.code(), Some(4));
     let error = text(&output.stderr);
     assert!(error.contains("expected zertz") && error.contains(&format!("agent {agent:?}")), "{error}");
+    // A shipped network by name: `model:NAME` in the folder GIPFZERO_MODELS names, as an agent
+    // and as the start of a new run; an unknown name lists the ones there.
+    let models = dir.join("models");
+    let latest = run.join("checkpoints/latest");
+    let output = gipfzero(&["export", latest.to_str().unwrap(), models.join("tiny").to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let size = |path: PathBuf| std::fs::metadata(path).unwrap().len();
+    assert!(size(models.join("tiny.safetensors")) < size(latest.with_extension("safetensors")), "the optimiser's state is left out");
+    let with_models = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gipfzero")).args(args).env("GIPFZERO_MODELS", &models).output().unwrap()
+    };
+    let output = with_models(&["evaluate", "dvonn", "model:tiny", "random", "--games", "2", "--simulations", "4", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).starts_with("model:tiny vs random (dvonn, 2 games)"), "{}", text(&output.stdout));
+    let output = with_models(&["evaluate", "dvonn", "model:huge", "random", "--games", "2", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("no shipped network model:huge") && text(&output.stderr).contains("there: tiny"), "{}", text(&output.stderr));
+    let continued = dir.join("continued");
+    let output = with_models(&["train", config.to_str().unwrap(), "--run-dir", continued.to_str().unwrap(), "--init-from", "model:tiny", "--iterations", "1"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(std::fs::read_to_string(continued.join("config.yaml")).unwrap().contains("init_from: model:tiny"));
     // A search the checkpoints cannot run is an error before the first game, in both modes.
     let checkpoints = run.join("checkpoints");
     for agents in [vec![agent.as_str(), "random"], vec!["--round-robin", checkpoints.to_str().unwrap()]] {

@@ -172,9 +172,9 @@ pub struct Checkpoint {
 pub enum CheckpointError {
     #[error("checkpoint file {path} does not exist")]
     Missing { path: PathBuf },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read { path: PathBuf, source: io::Error },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write { path: PathBuf, source: io::Error },
     #[error("checkpoint sidecar {path} is not valid: {message}")]
     Sidecar { path: PathBuf, message: String },

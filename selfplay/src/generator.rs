@@ -493,7 +493,7 @@ pub enum SelfPlayError {
     Search(#[from] SearchError),
     #[error(transparent)]
     Shard(#[from] ShardError),
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
     #[error("cannot resume in {path}: {message}")]
     Resume { path: PathBuf, message: String },

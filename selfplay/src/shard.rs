@@ -114,9 +114,9 @@ impl ShardData {
 /// Why a shard could not be written or read.
 #[derive(Debug, Error)]
 pub enum ShardError {
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write { path: PathBuf, source: io::Error },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read { path: PathBuf, source: io::Error },
     #[error("{path} is not a readable npz archive: {message}")]
     Archive { path: PathBuf, message: String },

@@ -2,6 +2,7 @@
 pub mod bench;
 pub mod engine;
 pub mod evaluate;
+pub mod export;
 pub mod info;
 pub mod play;
 pub mod render;

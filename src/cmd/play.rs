@@ -87,7 +87,7 @@ impl GameVisitor for Play<'_> {
             .seats
             .iter()
             .flatten()
-            .find(|choice| matches!(choice, AgentChoice::Checkpoint(_)))
+            .find(|choice| choice.checkpoint().is_some())
             .cloned()
             .unwrap_or_else(|| {
                 AgentChoice::Baseline(Baseline::new("rollout:1").expect("a valid spec"))

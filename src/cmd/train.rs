@@ -30,6 +30,10 @@ pub struct TrainArgs {
     /// Override the config's number of iterations (extends a finished run).
     #[arg(long)]
     pub iterations: Option<u32>,
+    /// Start from this network instead of random weights: a checkpoint path or model:NAME
+    /// (overrides the config's `init_from`; only a new run reads it).
+    #[arg(long, value_name = "CHECKPOINT", conflicts_with = "resume")]
+    pub init_from: Option<String>,
     /// Print the fully resolved config and exit.
     #[arg(long)]
     pub print_config: bool,
@@ -53,6 +57,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     };
     if let Some(run_dir) = args.run_dir {
         config.run_dir = run_dir;
+    }
+    if let Some(from) = args.init_from {
+        config.init_from = Some(from);
     }
     if let Some(iterations) = args.iterations {
         anyhow::ensure!(iterations >= 1, "--iterations must be at least 1");

@@ -25,6 +25,40 @@ use thiserror::Error;
 /// Simulations of a checkpoint's search when no budget says otherwise.
 pub const CHECKPOINT_SIMULATIONS: u32 = 400;
 
+/// The environment variable that points `model:NAME` at another folder of networks.
+pub const MODELS_ENV: &str = "GIPFZERO_MODELS";
+
+/// The folder of the shipped networks: `$GIPFZERO_MODELS` when set, else `models/` of the
+/// source tree this binary was built from (a binary copied to another machine takes the
+/// variable).
+pub fn models_dir() -> PathBuf {
+    match std::env::var_os(MODELS_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("models"),
+    }
+}
+
+/// The checkpoint of the shipped network `name` (`model:NAME`: `<models_dir>/NAME`), checked
+/// to exist; the error lists the networks that do.
+pub fn model_checkpoint(name: &str) -> Result<PathBuf, AgentsError> {
+    let dir = models_dir();
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let path = dir.join(name);
+    if valid && checkpoint::CheckpointPaths::new(&path).sidecar.is_file() {
+        return Ok(path);
+    }
+    let mut available: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .filter_map(|file| file.strip_suffix(".safetensors").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    available.sort();
+    Err(AgentsError::UnknownModel { name: name.to_string(), dir, available: available.join(", ") })
+}
+
 /// Why an agent could not be made.
 #[derive(Debug, Error)]
 pub enum AgentsError {
@@ -50,6 +84,8 @@ pub enum AgentsError {
     RolloutMix(#[from] EvalError),
     #[error("checkpoint: needs a path, e.g. checkpoint:runs/a/checkpoints/iter-000010")]
     EmptyCheckpointPath,
+    #[error("no shipped network model:{name} in {} (there: {available}; set {MODELS_ENV} to use another folder)", dir.display())]
+    UnknownModel { name: String, dir: PathBuf, available: String },
     #[error("the search failed")]
     Search(#[from] SearchError),
 }
@@ -105,15 +141,28 @@ impl ServedNetwork {
 pub enum AgentChoice {
     Baseline(Baseline),
     Checkpoint(PathBuf),
+    /// A shipped network, `model:NAME`, and its checkpoint.
+    Model { name: String, path: PathBuf },
 }
 
 impl AgentChoice {
-    /// Reads `checkpoint:<path>` or a baseline spec.
+    /// Reads `checkpoint:<path>`, `model:<name>` or a baseline spec.
     pub fn parse(spec: &str) -> Result<AgentChoice, AgentsError> {
+        if let Some(name) = spec.strip_prefix("model:") {
+            return Ok(AgentChoice::Model { name: name.to_string(), path: model_checkpoint(name)? });
+        }
         match spec.strip_prefix("checkpoint:") {
             Some(path) if !path.is_empty() => Ok(AgentChoice::Checkpoint(PathBuf::from(path))),
             Some(_) => Err(AgentsError::EmptyCheckpointPath),
             None => Ok(AgentChoice::Baseline(Baseline::new(spec).map_err(AgentsError::UnknownAgent)?)),
+        }
+    }
+
+    /// The network's checkpoint, for a network agent.
+    pub fn checkpoint(&self) -> Option<&Path> {
+        match self {
+            AgentChoice::Baseline(_) => None,
+            AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => Some(path),
         }
     }
 
@@ -161,13 +210,13 @@ impl AgentFactory {
     /// agents search as `search` says, baselines as their spec says.
     pub fn new<G: Game>(choice: AgentChoice, position: &G, search: CheckpointSearch) -> Result<AgentFactory, AgentsError> {
         MixedEvaluator::<NetworkEvaluator>::check_weight(search.rollout_mix)?;
-        let network = match &choice {
-            AgentChoice::Checkpoint(path) => {
+        let network = match choice.checkpoint() {
+            Some(path) => {
                 // Refused here, before any game, rather than when the first agent is built.
                 search.config().validate()?;
                 Some(AgentChoice::serve(path, position)?)
             }
-            AgentChoice::Baseline(_) => None,
+            None => None,
         };
         Ok(AgentFactory { choice, network, search })
     }
@@ -212,20 +261,22 @@ impl AgentSource for AgentChoice {
         match self {
             AgentChoice::Baseline(baseline) => baseline.name(),
             AgentChoice::Checkpoint(path) => format!("checkpoint:{}", path.display()),
+            AgentChoice::Model { name, .. } => format!("model:{name}"),
         }
     }
 
     fn searches(&self) -> bool {
         match self {
             AgentChoice::Baseline(baseline) => baseline.searches(),
-            AgentChoice::Checkpoint(_) => true,
+            AgentChoice::Checkpoint(_) | AgentChoice::Model { .. } => true,
         }
     }
 
     fn agent<G: Game>(&self, position: &G, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
-        match self {
-            AgentChoice::Baseline(baseline) => Ok(baseline.agent(position, simulations, seed)?),
-            AgentChoice::Checkpoint(path) => {
+        match (self, self.checkpoint()) {
+            (AgentChoice::Baseline(baseline), _) => Ok(baseline.agent(position, simulations, seed)?),
+            (_, None) => unreachable!("every other choice is a network"),
+            (_, Some(path)) => {
                 let network = Self::serve(path, position)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
                 let agent = network.agent(self.name(), &search.config(), seed)?;
@@ -235,9 +286,10 @@ impl AgentSource for AgentChoice {
     }
 
     fn hints<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Vec<(G::Turn, f32)>, AgentsError> {
-        match self {
-            AgentChoice::Baseline(baseline) => Ok(baseline.hints(position, simulations, seed)?),
-            AgentChoice::Checkpoint(path) => {
+        match (self, self.checkpoint()) {
+            (AgentChoice::Baseline(baseline), _) => Ok(baseline.hints(position, simulations, seed)?),
+            (_, None) => unreachable!("every other choice is a network"),
+            (_, Some(path)) => {
                 let network = Self::serve(path, position)?;
                 let config = SearchConfig {
                     reuse_tree: false,

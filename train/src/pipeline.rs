@@ -131,6 +131,14 @@ pub enum PipelineError {
     Threads(#[source] rayon::ThreadPoolBuildError),
     #[error("the config's game")]
     Game(#[source] gipfzero_games::SetupError),
+    #[error(transparent)]
+    Agents(#[from] crate::agents::AgentsError),
+    #[error("init_from {from}: the network is {found:?}, the config's network {expected:?}")]
+    InitShape {
+        from: String,
+        found: Box<checkpoint::NetworkShape>,
+        expected: Box<checkpoint::NetworkShape>,
+    },
 }
 
 /// Runs (or resumes) the training run `config` describes, start to end: libtorch's intra-op
@@ -207,8 +215,11 @@ pub fn run<G: Game>(
         }
         None => {
             tch::manual_seed(config.seed as i64);
-            let network = Network::new(spec, &config.network, device)
+            let mut network = Network::new(spec, &config.network, device)
                 .map_err(PipelineError::Network)?;
+            if let Some(from) = &config.init_from {
+                network = initial_network(from, spec, &config.network, device)?;
+            }
             let best = config
                 .evaluation
                 .gating
@@ -301,8 +312,8 @@ pub fn run<G: Game>(
                 let opponent_network = match opponent {
                     Opponent::Previous => Some(&previous),
                     Opponent::Best => best.as_ref().or(Some(&previous)),
-                    Opponent::Checkpoint(path) => {
-                        loaded = checkpoint::load(path, spec, device)?.network;
+                    Opponent::Checkpoint(_) | Opponent::Model(_) => {
+                        loaded = fixed_network(opponent, spec, device)?.expect("a network opponent");
                         Some(&loaded)
                     }
                     _ => None,
@@ -339,10 +350,12 @@ pub fn run<G: Game>(
                     evaluations.push(result);
                     wins
                 } else {
-                    // Both play the baseline over the same openings and baseline seeds.
+                    // Both play the baseline (or the fixed network) over the same openings and
+                    // seeds.
                     let against = gating.against.to_string();
-                    let new = gate(network, &format!("{against} (gating)"), None)?;
-                    let old = gate(champion, &format!("{against} (gating, best)"), None)?;
+                    let fixed = fixed_network(&gating.against, spec, device)?;
+                    let new = gate(network, &format!("{against} (gating)"), fixed.as_ref())?;
+                    let old = gate(champion, &format!("{against} (gating, best)"), fixed.as_ref())?;
                     let wins = new.score - old.score >= gating.threshold - 0.5;
                     evaluations.extend([new, old]);
                     wins
@@ -389,6 +402,31 @@ pub fn run<G: Game>(
         progress(metrics.last().expect("just pushed"));
     }
     Ok(())
+}
+
+/// The weights a run starts from when its config says `init_from` (a checkpoint path or
+/// `model:NAME`): the network must have the config's shape.
+fn initial_network(from: &str, spec: &gipfzero_games::Spec, config: &gipfzero_model::NetConfig, device: tch::Device) -> Result<Network, PipelineError> {
+    let path = match from.strip_prefix("model:") {
+        Some(name) => crate::agents::model_checkpoint(name)?,
+        None => PathBuf::from(from),
+    };
+    let loaded = checkpoint::load(&path, spec, device)?;
+    let expected = checkpoint::NetworkShape::new(spec, config);
+    if loaded.info.shape != expected {
+        return Err(PipelineError::InitShape { from: from.to_string(), found: Box::new(loaded.info.shape), expected: Box::new(expected) });
+    }
+    Ok(loaded.network)
+}
+
+/// The network of a `checkpoint:` or `model:` opponent; `None` for every other opponent.
+fn fixed_network(opponent: &Opponent, spec: &gipfzero_games::Spec, device: tch::Device) -> Result<Option<Network>, PipelineError> {
+    let path = match opponent {
+        Opponent::Checkpoint(path) => path.clone(),
+        Opponent::Model(name) => crate::agents::model_checkpoint(name)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(checkpoint::load(path, spec, device)?.network))
 }
 
 fn relative(run: &RunDir, path: &Path) -> PathBuf {
@@ -515,7 +553,7 @@ mod tests {
                 opponent_network.is_some(),
                 matches!(
                     opponent,
-                    Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_)
+                    Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_) | Opponent::Model(_)
                 )
             );
             self.played.push(opponent.to_string());
@@ -764,6 +802,59 @@ mod tests {
         let read = read_metrics(&RunDir::new(&dir).metrics_path()).unwrap();
         assert_eq!(read.iter().map(|m| m.self_play.positions_resumed).collect::<Vec<_>>(), [30, 0]);
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Self-play that notes which network played each generation.
+    struct Recording {
+        inner: FakeSelfPlay,
+        players: Vec<f64>,
+    }
+
+    impl SelfPlay<Dvonn> for Recording {
+        type Error = Missing;
+        fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, Missing> {
+            self.players.push(fingerprint(network));
+            self.inner.generate(run, network, generation, seed)
+        }
+        fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, Missing> {
+            self.inner.load(run, generation)
+        }
+    }
+
+    #[test]
+    fn a_run_starts_from_the_network_init_from_names() {
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let base = crate::fresh_test_dir("pipeline-init");
+        let quiet = |dir: &Path| {
+            let mut config = config(dir, 1);
+            config.evaluation.opponents.clear();
+            config.evaluation.gating = None;
+            config
+        };
+        let first_player = |config: &RunConfig| {
+            let mut self_play = Recording { inner: FakeSelfPlay { stored: HashMap::new() }, players: Vec::new() };
+            run(config, &Dvonn::new(), &mut self_play, &mut FakeArena { played: Vec::new() }, |_| {}).map(|()| self_play.players[0])
+        };
+        let source = quiet(&base.join("source"));
+        first_player(&source).unwrap();
+        let trained = RunDir::new(base.join("source")).latest_checkpoint();
+        let network = checkpoint::load(&trained, Dvonn::new().spec(), tch::Device::Cpu).unwrap().network;
+
+        let mut started = quiet(&base.join("started"));
+        started.init_from = Some(trained.display().to_string());
+        assert_eq!(first_player(&started).unwrap(), fingerprint(&network), "the first generation is played by the given network");
+        let fresh = quiet(&base.join("fresh"));
+        assert_ne!(first_player(&fresh).unwrap(), fingerprint(&network), "without init_from the weights are random");
+
+        // A network of another shape is refused, naming both.
+        let mut wider = quiet(&base.join("wider"));
+        wider.init_from = started.init_from.clone();
+        wider.network.channels *= 2;
+        let error = first_player(&wider).unwrap_err();
+        assert!(matches!(error, PipelineError::InitShape { .. }), "{error}");
+        assert!(error.to_string().starts_with(&format!("init_from {}", trained.display())), "{error}");
+        std::fs::remove_dir_all(&base).ok();
     }
 
     #[test]

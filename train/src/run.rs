@@ -46,7 +46,7 @@ use crate::replay::ReplayState;
 /// Why the run directory could not be used.
 #[derive(Debug, Error)]
 pub enum RunError {
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },

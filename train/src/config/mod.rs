@@ -86,6 +86,11 @@ pub struct RunConfig {
     /// The network's size: a partial block takes the rest from [`NetConfig::default`]
     /// (3 blocks × 32 channels).
     pub network: NetConfig,
+    /// Start from this network's weights instead of random ones: a checkpoint (its path) or a
+    /// shipped network (`model:NAME`), of the shape `network` gives; training goes on from
+    /// it with a fresh optimiser and an empty replay window. Read when the run starts (a
+    /// resumed run continues from its own checkpoints). `null`: random weights.
+    pub init_from: Option<String>,
     /// How generations are played: the self-play crate's own settings type (its run-level
     /// fields are not part of the block); see [`GeneratorConfig`].
     pub self_play: GeneratorConfig,
@@ -212,7 +217,8 @@ pub struct EvaluationConfig {
     /// [`SearchConfig::for_evaluation`]).
     pub search: SearchConfig,
     /// `random`, `greedy`, `rollout:N`, `previous` (the last checkpoint), `best` (the gated
-    /// champion; the previous network when gating is off), or `checkpoint:PATH`.
+    /// champion; the previous network when gating is off), `checkpoint:PATH` or `model:NAME`
+    /// (a shipped network).
     pub opponents: Vec<Opponent>,
     /// Gating: the new network replaces the champion (`best`) only if it scores at least
     /// `threshold` against it; `null` = always accept.
@@ -230,8 +236,9 @@ pub struct GatingConfig {
     #[serde(default)]
     pub games: Option<u32>,
     /// Whom the new network is measured against: `best` (the champion, AlphaGo Zero's
-    /// gating), or a baseline (`random`, `greedy`, `rollout:N`) that the champion plays too,
-    /// over the same openings and baseline seeds. Self-play improves a network against
+    /// gating), or a baseline (`random`, `greedy`, `rollout:N`) or fixed network
+    /// (`checkpoint:PATH`, `model:NAME`) that the champion plays too, over the same openings
+    /// and seeds. Self-play improves a network against
     /// itself, which need not make it stronger against anyone else (docs/RESULTS.md measured
     /// the drift on ZÈRTZ); a fixed yardstick keeps the champion that is.
     #[serde(default = "defaults::gating_against")]
@@ -256,6 +263,8 @@ pub enum Opponent {
     Previous,
     Best,
     Checkpoint(PathBuf),
+    /// A shipped network, `model:NAME` (see `crate::agents::model_checkpoint`).
+    Model(String),
 }
 
 /// The most simulations a `rollout:N` opponent takes (as `gipfzero_mcts::parse_agent`).
@@ -285,8 +294,13 @@ impl FromStr for Opponent {
                 return Ok(Opponent::Checkpoint(PathBuf::from(path)));
             }
         }
+        if let Some(name) = text.strip_prefix("model:") {
+            if !name.is_empty() {
+                return Ok(Opponent::Model(name.to_string()));
+            }
+        }
         Err(format!(
-            "unknown opponent \"{text}\": expected random, greedy, rollout:N, previous, best or checkpoint:PATH"
+            "unknown opponent \"{text}\": expected random, greedy, rollout:N, previous, best, checkpoint:PATH or model:NAME"
         ))
     }
 }
@@ -308,6 +322,7 @@ impl fmt::Display for Opponent {
             Opponent::Previous => f.write_str("previous"),
             Opponent::Best => f.write_str("best"),
             Opponent::Checkpoint(path) => write!(f, "checkpoint:{}", path.display()),
+            Opponent::Model(name) => write!(f, "model:{name}"),
         }
     }
 }
@@ -364,6 +379,7 @@ impl Default for RunConfig {
             device: "cpu".into(),
             threads: ThreadsConfig::default(),
             network: NetConfig::default(),
+            init_from: None,
             self_play: GeneratorConfig::training(),
             replay: ReplayConfig::default(),
             training: TrainingConfig::default(),
@@ -610,7 +626,7 @@ impl RunConfig {
 /// Why a config could not be used. Every variant but `Read` carries `file:line:column`.
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
+    #[error("cannot read config {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,

@@ -211,7 +211,9 @@ fn match_games_come_in_pairs() {
     let default = parse("evaluation:\n  gating: { threshold: 0.55 }\n").unwrap();
     assert_eq!(default.evaluation.gating.unwrap().against, Opponent::Best);
     let message = error_text("evaluation:\n  gating:\n    threshold: 0.5\n    against: previous\n");
-    assert!(message.starts_with("run.yaml:4:") && message.contains("evaluation.gating.against: gating is against best or a baseline"), "{message}");
+    assert!(message.starts_with("run.yaml:4:") && message.contains("evaluation.gating.against: gating is against best, a baseline"), "{message}");
+    let fixed = parse("evaluation:\n  gating: { threshold: 0.5, against: \"model:dvonn\" }\n").unwrap();
+    assert_eq!(fixed.evaluation.gating.unwrap().against, Opponent::Model("dvonn".into()));
     assert_eq!(parse("evaluation:\n  games: 8\n").unwrap().evaluation.games, 8);
 }
 
@@ -359,10 +361,11 @@ fn opponents_parse_and_print_back() {
         "previous",
         "best",
         "checkpoint:runs/x/best",
+        "model:zertz-blitz",
     ] {
         assert_eq!(text.parse::<Opponent>().unwrap().to_string(), text);
     }
-    for bad in ["rollout:", "rollout:0", "checkpoint:", "Random", "mcts"] {
+    for bad in ["rollout:", "rollout:0", "checkpoint:", "model:", "Random", "mcts"] {
         assert!(bad.parse::<Opponent>().is_err(), "{bad}");
     }
 }

@@ -109,6 +109,14 @@ impl RunConfig {
             Invalid::new(format!("network.{field}"), error.to_string())
         })?;
 
+        if let Some(from) = &self.init_from {
+            check(
+                !from.is_empty() && from != "model:",
+                "init_from",
+                "a checkpoint's path or model:NAME (or null for random weights)",
+            )?;
+        }
+
         let sp = &self.self_play;
         check(
             sp.games >= 1,
@@ -336,9 +344,9 @@ impl RunConfig {
                 "gating needs evaluations (every ≥ 1)",
             )?;
             check(
-                gating.against == Opponent::Best || gating.against.is_baseline(),
+                gating.against != Opponent::Previous,
                 "evaluation.gating.against",
-                "gating is against best or a baseline (random, greedy, rollout:N)",
+                "gating is against best, a baseline (random, greedy, rollout:N), checkpoint:PATH or model:NAME",
             )?;
         }
         check(
