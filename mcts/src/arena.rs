@@ -10,10 +10,11 @@ use crate::agent::{Agent, AgentError};
 /// Why a match stopped.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MatchError {
-    #[error("{agent} failed in game {game}: {error}")]
+    #[error("{agent} failed in game {game}")]
     Agent {
         agent: String,
         game: u32,
+        #[source]
         error: AgentError,
     },
     #[error("{agent} played an illegal turn in game {game}: {turn}")]

@@ -89,10 +89,33 @@ impl<G: Clone> LeafBatch<G> {
     }
 }
 
-/// An evaluator that could not do its job (a failed network call, a lost inference server).
-#[derive(Debug, Clone, PartialEq, Error)]
-#[error("evaluator failed: {0}")]
-pub struct EvalError(pub String);
+/// An evaluator that could not do its job (a failed network call, a lost inference server):
+/// what failed, and the error that caused it when there is one, kept whole as the source
+/// (shared, so that the error stays `Clone`). Two are equal when they say the same.
+#[derive(Debug, Clone, Error)]
+#[error("evaluator failed: {message}")]
+pub struct EvalError {
+    pub message: String,
+    #[source]
+    pub source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl EvalError {
+    pub fn new(message: impl Into<String>) -> Self {
+        EvalError { message: message.into(), source: None }
+    }
+
+    /// `message` (what was asked of whom), caused by `source`.
+    pub fn caused_by(message: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        EvalError { message: message.into(), source: Some(std::sync::Arc::new(source)) }
+    }
+}
+
+impl PartialEq for EvalError {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message && self.source.as_ref().map(|s| s.to_string()) == other.source.as_ref().map(|s| s.to_string())
+    }
+}
 
 /// Values and policies for batches of positions.
 ///
@@ -251,7 +274,7 @@ impl<E> MixedEvaluator<E> {
         if (0.0..=1.0).contains(&weight) {
             Ok(())
         } else {
-            Err(EvalError(format!("the rollout mix {weight} is outside [0, 1]")))
+            Err(EvalError::new(format!("the rollout mix {weight} is outside [0, 1]")))
         }
     }
 }

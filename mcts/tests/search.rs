@@ -513,7 +513,7 @@ impl Evaluator<Nim> for Broken {
         policy: &mut [f32],
     ) -> Result<(), EvalError> {
         if self.0.is_infinite() {
-            return Err(EvalError("server gone".into()));
+            return Err(EvalError::new("server gone"));
         }
         values.fill(self.0);
         // Negative and NaN priors: the search must fall back to something sane.
@@ -531,7 +531,7 @@ fn evaluator_failures_and_bad_values_are_errors_not_panics() {
     let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
     assert_eq!(
         search.run(&Broken(f32::INFINITY)).unwrap_err(),
-        SearchError::Evaluator(EvalError("server gone".into()))
+        SearchError::Evaluator(EvalError::new("server gone"))
     );
     let mut search = Search::new(position.clone(), puct(20), 0).unwrap();
     assert!(matches!(

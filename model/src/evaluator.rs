@@ -41,7 +41,7 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
         if let Some(position) = batch.positions().first() {
             // Another variant's observation would not fit the buffers `encode` writes into.
             if position.spec() != self.spec {
-                return Err(EvalError(format!(
+                return Err(EvalError::new(format!(
                     "the network plays {} {}, the search sent {} {}",
                     self.spec.game,
                     self.spec.variant,
@@ -50,7 +50,7 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator {
                 )));
             }
         }
-        let failed = |error: InferenceError| EvalError(error.to_string());
+        let failed = |error: InferenceError| EvalError::caused_by("the network's inference server", error);
         let recycled = self.spare.lock().map(|mut spare| spare.pop()).unwrap_or(None);
         let mut request = recycled.unwrap_or_else(|| self.handle.new_batch());
         request.clear();
@@ -161,6 +161,6 @@ mod tests {
         let mut batch = LeafBatch::new();
         batch.push(lyngk.clone(), &[Action(0)]);
         let error = Evaluator::<Lyngk>::evaluate(&evaluator, &batch, &mut [0.0], &mut [0.0]).unwrap_err();
-        assert!(error.0.contains("lyngk"), "{error}");
+        assert!(error.message.contains("lyngk"), "{error}");
     }
 }

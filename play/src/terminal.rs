@@ -141,8 +141,9 @@ pub fn play<G: Game>(
                 Err(error) => {
                     writeln!(
                         output,
-                        "error: {} could not choose a turn: {error}",
-                        agent.name()
+                        "error: {} could not choose a turn: {}",
+                        agent.name(),
+                        crate::think::error_text(&error)
                     )?;
                     break Ending::Quit;
                 }
