@@ -178,6 +178,15 @@ pub struct SearchConfig {
     /// no simulation on a position without a decision. Default true; the `rollout:<sims>`
     /// baseline keeps false, the plain UCT it was defined as.
     pub skip_forced: bool,
+    /// MCTS-solver (Winands et al. 2008): the ends of games in the tree are exact results,
+    /// carried up — a node is won when one child is won for its chooser, lost when all its
+    /// children are, across the several actions of one turn as between turns; a proven node
+    /// is not searched further, a proven win is chosen, a proven loss avoided while anything
+    /// else is left, and a proven root reports its exact value. A node's children that end
+    /// the game are looked at when the node is expanded (one `apply` per legal action), so a
+    /// win one action away is found whatever its prior. Default true; false in configs of
+    /// format 4 and older.
+    pub solver: bool,
     /// w in [0, 1]: each leaf's value is `(1 − w)·v + w·z`, the evaluator's value v blended
     /// with the outcome z of one random playout from the leaf (AlphaGo's λ). Not read by the
     /// search itself: whoever builds the search's evaluator wraps it in a
@@ -212,6 +221,7 @@ impl Default for SearchConfig {
             leaves_per_tree: 1,
             virtual_loss: 1.0,
             skip_forced: true,
+            solver: true,
             rollout_mix: 0.0,
         }
     }

@@ -412,6 +412,14 @@ impl<G: Game> Search<G> {
         let mut position = self.position.clone();
         let mut root_edge = None;
         loop {
+            let proof = self.tree.node(node).proof;
+            if proof != 0 && node != Tree::ROOT && self.tree.node(node).kind == NodeKind::Expanded {
+                // A proven node is worth its result exactly: nothing under it is searched.
+                self.tree.backup(node, proof as f32, virtual_loss);
+                self.started += 1;
+                self.completed += 1;
+                return true;
+            }
             match self.tree.node(node).kind {
                 NodeKind::Expanded => {
                     let edge = self.select(node);
@@ -442,6 +450,7 @@ impl<G: Game> Search<G> {
                             // is its only child's), and the descent goes on through it; the
                             // simulation is counted where it ends.
                             self.tree.expand(node, &self.legal, &[1.0], 0.0);
+                            self.note_terminal_children(node, &position);
                             continue;
                         }
                         self.started += 1;
@@ -476,9 +485,55 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// The edge (arena index) the descent takes at `node`.
+    /// MCTS-solver: the children of a freshly expanded `node` (at `position`) that end the
+    /// game become proven terminal nodes at once, so that a win one action away is known
+    /// before any simulation goes there, whatever its prior.
+    fn note_terminal_children(&mut self, node: u32, position: &G) {
+        if !self.config.solver {
+            return;
+        }
+        for edge in self.tree.edge_range(node) {
+            let mut child = position.clone();
+            child.apply(self.tree.edges[edge].action);
+            if let Status::Over(outcome) = child.status() {
+                let to_move = child.to_move();
+                self.tree.terminal_child(node, edge, to_move, outcome.value_for(to_move));
+            }
+        }
+    }
+
+    /// With the solver, the slot of `node` proven won for the player choosing there (the one
+    /// with the most visits, then the largest prior), if any.
+    fn won_slot(&self, node: u32) -> Option<usize> {
+        if !self.config.solver {
+            return None;
+        }
+        let edges = self.tree.edges_of(node);
+        argmax_by(edges.len(), |i| {
+            (self.tree.edge_proof(node, &edges[i]) > 0).then(|| edges[i].visits as f32 + edges[i].prior)
+        })
+    }
+
+    /// `slot` of `node`, unless the solver proved it lost while another slot is not: then
+    /// the slot not proven lost with the most visits, then the largest prior.
+    fn avoid_lost_slot(&self, node: u32, slot: usize) -> usize {
+        let edges = self.tree.edges_of(node);
+        if !self.config.solver || self.tree.edge_proof(node, &edges[slot]) >= 0 {
+            return slot;
+        }
+        argmax_by(edges.len(), |i| {
+            (self.tree.edge_proof(node, &edges[i]) >= 0).then(|| edges[i].visits as f32 + edges[i].prior)
+        })
+        .unwrap_or(slot)
+    }
+
+    /// The edge (arena index) the descent takes at `node`: a proven win for the chooser when
+    /// there is one, else the root policy's choice, steered off a proven loss.
     fn select(&mut self, node: u32) -> usize {
         let first = self.tree.node(node).first_edge as usize;
+        if let Some(slot) = self.won_slot(node) {
+            return first + slot;
+        }
         let slot = match self.config.root_policy {
             RootPolicy::Puct => self.select_puct(node),
             RootPolicy::Ucb1 => self.select_ucb1(node, self.config.ucb1.exploration),
@@ -491,7 +546,7 @@ impl<G: Game> Search<G> {
                 self.select_gumbel_interior(node, &g)
             }
         };
-        first + slot
+        first + self.avoid_lost_slot(node, slot)
     }
 
     /// PUCT with the AlphaZero growth term and first-play urgency.
@@ -584,7 +639,8 @@ impl<G: Game> Search<G> {
     pub fn absorb(&mut self, values: &[f32], policy: &[f32]) -> Result<(), SearchError> {
         let virtual_loss = self.config.virtual_loss;
         let mut root_expanded = false;
-        for (i, &node) in self.pending.iter().enumerate() {
+        for i in 0..self.pending.len() {
+            let node = self.pending[i];
             let value = values[i];
             if !value.is_finite() {
                 return Err(SearchError::BadValue(value));
@@ -609,6 +665,10 @@ impl<G: Game> Search<G> {
             }
             self.tree
                 .expand(node, self.batch.legal(i), &self.scratch, value);
+            if self.config.solver {
+                let position = self.batch.positions()[i].clone();
+                self.note_terminal_children(node, &position);
+            }
             self.tree.backup(node, value, virtual_loss);
             if node == Tree::ROOT {
                 root_expanded = true;
@@ -672,6 +732,10 @@ impl<G: Game> Search<G> {
                 (target, self.pick_by_visits(temperature), mean_value)
             }
         };
+        // The solver's word is final: a proven win is played, a proven loss avoided while
+        // anything else is left, and a proven root is worth its result.
+        let slot = self.won_slot(Tree::ROOT).unwrap_or_else(|| self.avoid_lost_slot(Tree::ROOT, slot));
+        let root_value = if self.config.solver && root.proof != 0 { root.proof as f32 } else { root_value };
         Ok(SearchResult {
             to_move: root.to_move,
             action: actions[slot],

@@ -44,6 +44,10 @@ pub(crate) struct Node {
     pub raw_value: f32,
     pub to_move: Player,
     pub kind: NodeKind,
+    /// The game-theoretic result for `to_move`, once proven (MCTS-solver): 1 won, -1 lost,
+    /// 0 not proven. A game's end is proven; a node is won when one of its children is won
+    /// for the player choosing there, lost when every one of its children is.
+    pub proof: i8,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -90,6 +94,17 @@ fn fresh_node(parent: u32, parent_edge: u32, to_move: Player) -> Node {
         raw_value: 0.0,
         to_move,
         kind: NodeKind::Unexpanded,
+        proof: 0,
+    }
+}
+
+/// The proven result of `child` for `chooser`, the player choosing at its parent.
+#[inline]
+fn proof_for(child: &Node, chooser: Player) -> i8 {
+    if child.to_move == chooser {
+        child.proof
+    } else {
+        -child.proof
     }
 }
 
@@ -172,6 +187,57 @@ impl Tree {
         n.edge_count = legal.len() as u32;
         n.raw_value = raw_value;
         n.kind = NodeKind::Expanded;
+    }
+
+    /// The proven result behind `edge` (of `node`) for the player choosing at `node`: 1 won,
+    /// -1 lost, 0 unknown (no child yet, or not proven).
+    #[inline]
+    pub fn edge_proof(&self, node: u32, edge: &Edge) -> i8 {
+        if edge.child == NONE {
+            0
+        } else {
+            proof_for(self.node(edge.child), self.node(node).to_move)
+        }
+    }
+
+    /// Creates the child behind `edge` as a game's end worth `value` for `to_move` (its
+    /// player to move), proven when it is a win or a loss, and carries the proof up.
+    pub fn terminal_child(&mut self, parent: u32, edge: usize, to_move: Player, value: f32) {
+        let child = self.child(parent, edge, to_move);
+        let n = self.node_mut(child);
+        n.kind = NodeKind::Terminal;
+        n.raw_value = value;
+        n.proof = if value > 0.0 { 1 } else if value < 0.0 { -1 } else { 0 };
+        self.propagate_proof(child);
+    }
+
+    /// Carries the proof of `node` up the tree as far as it decides its ancestors (MCTS-solver:
+    /// a parent is won as soon as one child is won for its chooser, lost once all are lost).
+    pub fn propagate_proof(&mut self, mut node: u32) {
+        loop {
+            let n = *self.node(node);
+            if n.proof == 0 || n.parent == NONE {
+                return;
+            }
+            let parent = n.parent;
+            let chooser = self.node(parent).to_move;
+            if self.node(parent).proof != 0 {
+                return;
+            }
+            let proof = if proof_for(&n, chooser) > 0 {
+                1
+            } else if self
+                .edges_of(parent)
+                .iter()
+                .all(|e| e.child != NONE && proof_for(self.node(e.child), chooser) < 0)
+            {
+                -1
+            } else {
+                return;
+            };
+            self.node_mut(parent).proof = proof;
+            node = parent;
+        }
     }
 
     /// Counts a descent through `edge` before its value is known: one more visit and a loss of

@@ -57,8 +57,9 @@ pub const DEFAULT_YAML: &str = include_str!("../../../configs/default.yaml");
 ///   action like any other).
 /// - 3: the embedded default was 40 iterations (the learning rate's cosine over 2,400
 ///   steps), evaluations and checkpoints every 5.
-/// - 4: the current meaning of every key.
-pub const CONFIG_VERSION: u32 = 4;
+/// - 4: `solver` did not exist (the searches knew nothing of proven results).
+/// - 5: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 5;
 
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -118,7 +118,7 @@ fn rollout_mix_is_read_and_bounded() {
 
 #[test]
 fn a_config_of_a_newer_format_is_refused() {
-    let message = error_text("config_version: 5\ngame: dvonn\n");
+    let message = error_text("config_version: 6\ngame: dvonn\n");
     assert!(message.starts_with("run.yaml:1:"), "{message}");
     assert!(message.contains("newer gipfzero"), "{message}");
     assert!(error_text("config_version: 0\n").contains("config_version"));
@@ -385,4 +385,15 @@ fn a_league_opponent_that_is_no_agent_is_located_at_its_item() {
     let message = error_text("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents:\n      - random\n      - rollout:x\n");
     assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: "), "{message}");
     assert!(message.contains("rollout:x"), "{message}");
+}
+
+#[test]
+fn format_4_searches_know_no_proven_results() {
+    let current = parse("game: dvonn\n").unwrap();
+    assert!(current.self_play.search.solver && current.evaluation.search.solver);
+    let old = parse("config_version: 4\ngame: dvonn\n").unwrap();
+    assert!(!old.self_play.search.solver && !old.evaluation.search.solver);
+    assert_eq!(old.config_version, CONFIG_VERSION);
+    let written = parse("config_version: 4\ngame: dvonn\nself_play:\n  search: {solver: true}\n").unwrap();
+    assert!(written.self_play.search.solver && !written.evaluation.search.solver);
 }

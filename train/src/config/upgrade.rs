@@ -21,6 +21,8 @@ impl RunConfig {
     /// Format 3: the keys the embedded default's length changed take the values they had:
     /// no `iterations` 40, no `training.lr` the cosine over 2,400 steps, no
     /// `evaluation.every` or `checkpoints.every` 5.
+    ///
+    /// Format 4: no `solver` in a search block: its builds had no MCTS-solver, so it is false.
     pub(super) fn upgrade(&mut self, locator: &Locator) -> Result<(), Invalid> {
         if self.config_version == 1 {
             if !locator.contains("training.root_value_weight") {
@@ -72,6 +74,17 @@ impl RunConfig {
                 self.checkpoints.every = 5;
             }
             self.config_version = 4;
+        }
+        if self.config_version == 4 {
+            for (key, search) in [
+                ("self_play.search.solver", &mut self.self_play.search),
+                ("evaluation.search.solver", &mut self.evaluation.search),
+            ] {
+                if !locator.contains(key) {
+                    search.solver = false;
+                }
+            }
+            self.config_version = 5;
         }
         Ok(())
     }
