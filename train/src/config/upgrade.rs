@@ -47,14 +47,7 @@ impl RunConfig {
             self.config_version = 2;
         }
         if self.config_version == 2 {
-            for (key, search) in [
-                ("self_play.search.skip_forced", &mut self.self_play.search),
-                ("evaluation.search.skip_forced", &mut self.evaluation.search),
-            ] {
-                if !locator.contains(key) {
-                    search.skip_forced = false;
-                }
-            }
+            self.switch_off_where_unwritten(locator, "skip_forced", |search| &mut search.skip_forced);
             self.config_version = 3;
         }
         if self.config_version == 3 {
@@ -76,16 +69,19 @@ impl RunConfig {
             self.config_version = 4;
         }
         if self.config_version == 4 {
-            for (key, search) in [
-                ("self_play.search.solver", &mut self.self_play.search),
-                ("evaluation.search.solver", &mut self.evaluation.search),
-            ] {
-                if !locator.contains(key) {
-                    search.solver = false;
-                }
-            }
+            self.switch_off_where_unwritten(locator, "solver", |search| &mut search.solver);
             self.config_version = 5;
         }
         Ok(())
+    }
+
+    /// Sets the search switch `key` false in both search blocks wherever the text did not
+    /// write it: a switch a format added, whose builds before it searched without it.
+    fn switch_off_where_unwritten(&mut self, locator: &Locator, key: &str, switch: impl Fn(&mut SearchConfig) -> &mut bool) {
+        for (block, search) in [("self_play.search", &mut self.self_play.search), ("evaluation.search", &mut self.evaluation.search)] {
+            if !locator.contains(&format!("{block}.{key}")) {
+                *switch(search) = false;
+            }
+        }
     }
 }
