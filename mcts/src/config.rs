@@ -358,11 +358,9 @@ impl SearchConfig {
                 "must be at least 1",
             )?;
         }
-        check(
-            (0.0..=1.0).contains(&self.rollout_mix),
-            "rollout_mix",
-            &format!("the rollout mix {} is outside [0, 1]", self.rollout_mix),
-        )?;
+        // The evaluator's own check: the same bound, the same words.
+        crate::evaluator::MixedEvaluator::<()>::check_weight(self.rollout_mix)
+            .map_err(|error| InvalidSetting { field: "rollout_mix", reason: error.message })?;
         match self.root_policy {
             RootPolicy::Puct => {}
             RootPolicy::Gumbel => {

@@ -508,10 +508,7 @@ impl<G: Game> Search<G> {
         if !self.config.solver {
             return None;
         }
-        let edges = self.tree.edges_of(node);
-        argmax_by(edges.len(), |i| {
-            (self.tree.edge_proof(node, &edges[i]) > 0).then(|| edges[i].visits as f32 + edges[i].prior)
-        })
+        self.most_visited_slot(node, |proof| proof > 0)
     }
 
     /// `slot` of `node`, unless the solver proved it lost while another slot is not: then
@@ -521,10 +518,16 @@ impl<G: Game> Search<G> {
         if !self.config.solver || self.tree.edge_proof(node, &edges[slot]) >= 0 {
             return slot;
         }
+        self.most_visited_slot(node, |proof| proof >= 0).unwrap_or(slot)
+    }
+
+    /// Among the slots of `node` whose proof (for the chooser) `keep` accepts, the one with
+    /// the most visits, then the largest prior.
+    fn most_visited_slot(&self, node: u32, keep: impl Fn(i8) -> bool) -> Option<usize> {
+        let edges = self.tree.edges_of(node);
         argmax_by(edges.len(), |i| {
-            (self.tree.edge_proof(node, &edges[i]) >= 0).then(|| edges[i].visits as f32 + edges[i].prior)
+            keep(self.tree.edge_proof(node, &edges[i])).then(|| edges[i].visits as f32 + edges[i].prior)
         })
-        .unwrap_or(slot)
     }
 
     /// The edge (arena index) the descent takes at `node`: a proven win for the chooser when

@@ -184,13 +184,19 @@ pub struct GeneratorConfig {
 
 impl GeneratorConfig {
     /// A training run's generations by default: 32 games, 16 at a time, stopped after 400
-    /// turns, Gumbel search with 24 simulations ([`SearchConfig::self_play`]), no league.
+    /// turns and drawn there, nobody resigning, Gumbel search with 24 simulations
+    /// ([`SearchConfig::self_play`]), no league, shards of 4096 positions. The fields a YAML
+    /// block leaves out (`serde(skip)` ones always) come from here, so a training run's
+    /// generations differ only by their seed.
     pub fn training() -> Self {
         GeneratorConfig {
             games: 32,
             games_in_flight: 16,
             max_turns: 400,
             search: SearchConfig::self_play(24),
+            cap_rule: CapRule::Draw,
+            resign: None,
+            positions_per_shard: 4096,
             generator: "gipfzero train".into(),
             ..GeneratorConfig::default()
         }

@@ -273,10 +273,9 @@ impl AgentSource for AgentChoice {
     }
 
     fn agent<G: Game>(&self, position: &G, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
-        match (self, self.checkpoint()) {
-            (AgentChoice::Baseline(baseline), _) => Ok(baseline.agent(position, simulations, seed)?),
-            (_, None) => unreachable!("every other choice is a network"),
-            (_, Some(path)) => {
+        match self {
+            AgentChoice::Baseline(baseline) => Ok(baseline.agent(position, simulations, seed)?),
+            AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
                 let network = Self::serve(path, position)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
                 let agent = network.agent(self.name(), &search.config(), seed)?;
@@ -286,10 +285,9 @@ impl AgentSource for AgentChoice {
     }
 
     fn hints<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Vec<(G::Turn, f32)>, AgentsError> {
-        match (self, self.checkpoint()) {
-            (AgentChoice::Baseline(baseline), _) => Ok(baseline.hints(position, simulations, seed)?),
-            (_, None) => unreachable!("every other choice is a network"),
-            (_, Some(path)) => {
+        match self {
+            AgentChoice::Baseline(baseline) => Ok(baseline.hints(position, simulations, seed)?),
+            AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
                 let network = Self::serve(path, position)?;
                 let config = SearchConfig {
                     reuse_tree: false,

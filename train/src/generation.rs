@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use gipfzero_games::Game;
 use gipfzero_model::Network;
-use gipfzero_selfplay::generator::{league_tally, CapRule, Generator, GeneratorConfig};
+use gipfzero_selfplay::generator::{league_tally, Generator, GeneratorConfig};
 use gipfzero_selfplay::shard::{read_shard, ShardData};
 use thiserror::Error;
 
@@ -18,9 +18,6 @@ use crate::config::RunConfig;
 use crate::pipeline::{Generation, SelfPlay};
 use crate::replay::Samples;
 use crate::run::RunDir;
-
-/// Positions per shard file of a generation.
-const POSITIONS_PER_SHARD: usize = 4096;
 
 /// Why a generation could not be played or read back.
 #[derive(Debug, Error)]
@@ -61,19 +58,10 @@ impl<G: Game> ShardSelfPlay<G> {
         ShardSelfPlay { start, config: config.clone() }
     }
 
-    /// The generator's settings for one generation seeded with `seed`: the run's `self_play`
-    /// block with what a generation adds.
+    /// The generator's settings for one generation: the run's `self_play` block (its
+    /// run-level fields from [`GeneratorConfig::training`]) with the generation's seed.
     fn generator_config(&self, seed: u64) -> GeneratorConfig {
-        GeneratorConfig {
-            cap_rule: CapRule::Draw,
-            resign: None,
-            positions_per_shard: POSITIONS_PER_SHARD,
-            seed,
-            parallel: false,
-            generator: "gipfzero train".into(),
-            checkpoint: None,
-            ..self.config.self_play.clone()
-        }
+        GeneratorConfig { seed, ..self.config.self_play.clone() }
     }
 }
 

@@ -125,8 +125,6 @@ pub enum PipelineError {
         #[source]
         source: BoxedError,
     },
-    #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
     #[error("cannot start the worker threads")]
     Threads(#[source] rayon::ThreadPoolBuildError),
     #[error("the config's game")]
@@ -215,11 +213,10 @@ pub fn run<G: Game>(
         }
         None => {
             tch::manual_seed(config.seed as i64);
-            let mut network = Network::new(spec, &config.network, device)
-                .map_err(PipelineError::Network)?;
-            if let Some(from) = &config.init_from {
-                network = initial_network(from, spec, &config.network, device)?;
-            }
+            let network = match &config.init_from {
+                Some(from) => initial_network(from, spec, &config.network, device)?,
+                None => Network::new(spec, &config.network, device).map_err(PipelineError::Network)?,
+            };
             let best = config
                 .evaluation
                 .gating
@@ -312,11 +309,11 @@ pub fn run<G: Game>(
                 let opponent_network = match opponent {
                     Opponent::Previous => Some(&previous),
                     Opponent::Best => best.as_ref().or(Some(&previous)),
-                    Opponent::Checkpoint(_) | Opponent::Model(_) => {
-                        loaded = fixed_network(opponent, spec, device)?.expect("a network opponent");
-                        Some(&loaded)
+                    // A fixed network (`checkpoint:`, `model:`), or none for a baseline.
+                    _ => {
+                        loaded = fixed_network(opponent, spec, device)?;
+                        loaded.as_ref()
                     }
-                    _ => None,
                 };
                 let report = arena
                     .play(
