@@ -29,35 +29,57 @@ pub fn random_observations(spec: &Spec, positions: usize) -> Vec<f32> {
 
 /// The bare forward pass (no gradients, outputs copied back to the CPU as the server does) of
 /// a freshly initialised `net_config` network, for each batch size, each measured for about
-/// `duration` after one warm-up pass.
+/// `duration` after one warm-up pass. `replicas` threads run passes at the same time, each on
+/// its own copy of the network (as the inference server's replicas do), and their positions
+/// are added up; each thread keeps the caller's intra-op thread count.
 pub fn forward_throughput(
     spec: &Spec,
     net_config: &NetConfig,
     batch_sizes: &[usize],
     device: DeviceChoice,
     duration: Duration,
+    replicas: usize,
 ) -> Result<Vec<Throughput>, NetConfigError> {
     let device = device.resolve();
     let network = Network::new(spec, net_config, device)?;
+    let intra_op = tch::get_num_threads();
     Ok(batch_sizes
         .iter()
         .map(|&batch| {
-            let xs = Tensor::from_slice(&random_observations(spec, batch))
-                .reshape([batch as i64, spec.observation_len() as i64])
-                .to_device(device);
-            let pass = || {
-                let output = tch::no_grad(|| network.forward(&xs));
-                // Reading the results back waits for the device, like a real evaluation.
-                let _ = output.value.to_device(Device::Cpu);
-                let _ = output.policy_logits.to_device(Device::Cpu);
-            };
-            pass();
+            let observations = random_observations(spec, batch);
             let start = Instant::now();
-            let mut passes = 0usize;
-            while passes == 0 || start.elapsed() < duration {
-                pass();
-                passes += 1;
-            }
+            let passes: usize = thread::scope(|scope| {
+                let threads: Vec<_> = (0..replicas.max(1))
+                    .map(|_| {
+                        let network = network.copy_to(device);
+                        let observations = &observations;
+                        scope.spawn(move || {
+                            tch::set_num_threads(intra_op);
+                            let xs = Tensor::from_slice(observations)
+                                .reshape([batch as i64, spec.observation_len() as i64])
+                                .to_device(device);
+                            let pass = || {
+                                let output = tch::no_grad(|| network.forward(&xs));
+                                // Reading the results back waits for the device, like a real
+                                // evaluation.
+                                let _ = output.value.to_device(Device::Cpu);
+                                let _ = output.policy_logits.to_device(Device::Cpu);
+                            };
+                            pass();
+                            let began = Instant::now();
+                            let mut passes = 0usize;
+                            while passes == 0 || began.elapsed() < duration {
+                                pass();
+                                passes += 1;
+                            }
+                            passes
+                        })
+                    })
+                    .collect();
+                threads.into_iter().map(|t| t.join().expect("a bench thread panicked")).sum()
+            });
+            // The warm-up pass of each thread falls inside `start`'s span too: a slight
+            // underestimate, the same for every replica count.
             Throughput {
                 batch,
                 positions_per_s: (passes * batch) as f64 / start.elapsed().as_secs_f64(),

@@ -14,13 +14,29 @@
 //! (the softmax runs over the legal actions only). Outputs are always `f32`, whatever the
 //! precision the server computes in.
 //!
-//! Shutdown: dropping the [`InferenceServer`] stops the thread after it has answered what it
-//! already received; handles that outlive it get [`InferenceError::Closed`]. The thread also
-//! stops by itself when the server and every handle are gone.
+//! **Replicas.** A server may run several threads ([`ServerConfig::replicas`]), each with its
+//! own copy of the network, all taking requests from the one queue: whichever replica is free
+//! gathers the next batch. On a CPU one forward pass runs on one core (intra-op threads gain
+//! little at self-play's batch sizes and fight the searching threads), so one replica per
+//! core lets the passes of several searching workers run side by side; on a GPU one replica
+//! gathers everything into large batches.
+//!
+//! **Answers that do not depend on the batch.** libtorch's CPU kernels compute a row of a
+//! batch with the same bits whatever the other rows are, as long as the batch's size is a
+//! multiple of 4 (measured on x86-64 with this libtorch; sizes 1, 2, 3, 5, … differ from
+//! each other in the last bits). Every forward pass is therefore padded with zero rows to a
+//! multiple of [`ServerConfig::pad_rows`] (8 by default). So a position gets the same answer
+//! whichever positions share its pass, and a self-play game is the same whichever worker
+//! plays it and however the requests happened to be gathered. `batch_composition_leaves_no_trace`
+//! in the tests checks this; the padding costs at most 7 rows a pass.
+//!
+//! Shutdown: dropping the [`InferenceServer`] stops the threads after they have answered what
+//! they already received; handles that outlive it get [`InferenceError::Closed`]. The threads
+//! also stop by themselves when the server and every handle are gone.
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -53,10 +69,21 @@ pub struct ServerConfig {
     pub max_wait: Duration,
     pub device: DeviceChoice,
     pub precision: Precision,
-    /// libtorch intra-op threads on the server thread; `None` keeps the count of the thread
+    /// libtorch intra-op threads on each server thread; `None` keeps the count of the thread
     /// that spawns the server (libtorch's OpenMP setting is per thread).
     pub intra_op_threads: Option<usize>,
+    /// Threads with a copy of the network each, taking batches from one queue (see the module
+    /// docs): one per core on a CPU, one on a GPU. At least 1.
+    pub replicas: usize,
+    /// Forward passes run on a multiple of this many rows, padded with zero rows, so that a
+    /// position's answer does not depend on its batch (module docs). 1 pads nothing.
+    pub pad_rows: usize,
 }
+
+/// Rows a forward pass is padded to a multiple of, by default: the smallest multiple of 4 (the
+/// size at which libtorch's CPU kernels stop depending on the batch) that also suits 8-wide
+/// vector kernels.
+pub const DEFAULT_PAD_ROWS: usize = 8;
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -66,6 +93,8 @@ impl Default for ServerConfig {
             device: DeviceChoice::Auto,
             precision: Precision::F32,
             intra_op_threads: None,
+            replicas: 1,
+            pad_rows: DEFAULT_PAD_ROWS,
         }
     }
 }
@@ -323,16 +352,17 @@ impl InferenceHandle {
     }
 }
 
-/// The running server; dropping it shuts the thread down.
+/// The running server; dropping it shuts its threads down.
 #[derive(Debug)]
 pub struct InferenceServer {
     handle: InferenceHandle,
-    thread: Option<thread::JoinHandle<()>>,
+    threads: Vec<thread::JoinHandle<()>>,
 }
 
 impl InferenceServer {
-    /// Starts a server thread with a snapshot of `network`'s weights (copied to the configured
-    /// device and precision; later training of `network` does not affect the server).
+    /// Starts the server's threads, each with a snapshot of `network`'s weights (copied to the
+    /// configured device and precision; later training of `network` does not affect the
+    /// server).
     pub fn spawn(
         network: &Network,
         config: ServerConfig,
@@ -345,14 +375,11 @@ impl InferenceServer {
                 )));
             }
         }
-        let mut model = network.copy_to(device);
-        if config.precision == Precision::Bf16 {
-            model.var_store_mut().bfloat16();
-        }
         let intra_op_threads =
             config.intra_op_threads.unwrap_or(tch::get_num_threads().max(1) as usize);
         let spec = network.spec();
         let (sender, receiver) = mpsc::channel();
+        let receiver = Arc::new(Mutex::new(receiver));
         let counters = Arc::new(Counters::default());
         let handle = InferenceHandle {
             sender,
@@ -360,14 +387,29 @@ impl InferenceServer {
             action_count: spec.action_count,
             counters: Arc::clone(&counters),
         };
-        let thread = thread::Builder::new()
-            .name("inference".to_string())
-            .spawn(move || {
-                tch::set_num_threads(intra_op_threads as i32);
-                serve(model, config, receiver, &counters)
-            })
-            .map_err(|error| InferenceError::Start(error.to_string()))?;
-        Ok(InferenceServer { handle, thread: Some(thread) })
+        let mut server = InferenceServer { handle, threads: Vec::new() };
+        for replica in 0..config.replicas.max(1) {
+            let mut model = network.copy_to(device);
+            if config.precision == Precision::Bf16 {
+                model.var_store_mut().bfloat16();
+            }
+            let (config, receiver, counters) = (config.clone(), Arc::clone(&receiver), Arc::clone(&counters));
+            let thread = thread::Builder::new()
+                .name(format!("inference-{replica}"))
+                .spawn(move || {
+                    tch::set_num_threads(intra_op_threads as i32);
+                    serve(model, config, &receiver, &counters)
+                })
+                // Dropping `server` stops the replicas already started.
+                .map_err(|error| InferenceError::Start(error.to_string()))?;
+            server.threads.push(thread);
+        }
+        Ok(server)
+    }
+
+    /// The threads serving requests, each with its copy of the network.
+    pub fn replicas(&self) -> usize {
+        self.threads.len()
     }
 
     /// A handle to send requests from another thread.
@@ -381,25 +423,29 @@ impl InferenceServer {
 
 impl Drop for InferenceServer {
     fn drop(&mut self) {
-        // The send fails only when the thread is already gone.
-        let _ = self.handle.sender.send(Message::Stop);
-        if let Some(thread) = self.thread.take() {
+        // One stop for each replica; a send fails only when every thread is already gone.
+        for _ in &self.threads {
+            let _ = self.handle.sender.send(Message::Stop);
+        }
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }
 }
 
-/// The server loop: gather, run, answer, until stopped or every sender is gone.
+/// One replica's loop: gather, run, answer, until stopped or every sender is gone. The
+/// replica holds the queue while it gathers (the others wait for the queue, not for work).
 fn serve(
     model: Network,
     config: ServerConfig,
-    receiver: mpsc::Receiver<Message>,
+    receiver: &Mutex<mpsc::Receiver<Message>>,
     counters: &Counters,
 ) {
     let max_batch = config.max_batch.max(1);
     let mut jobs: Vec<Job> = Vec::new();
     let mut scratch = Scratch::default();
     loop {
+        let Ok(receiver) = receiver.lock() else { return };
         let first = match receiver.recv() {
             Ok(Message::Evaluate(job)) => job,
             Ok(Message::Stop) | Err(_) => return,
@@ -441,11 +487,12 @@ fn serve(
                 }
             }
         }
+        drop(receiver);
         // Counted before the answers go out, so a requester that reads the counters after
         // its answer sees its own pass.
         counters.forward_passes.fetch_add(1, Ordering::Relaxed);
         counters.positions.fetch_add(positions as u64, Ordering::Relaxed);
-        run_jobs(&model, &mut jobs, &mut scratch);
+        run_jobs(&model, config.pad_rows, &mut jobs, &mut scratch);
         if stop {
             return;
         }
@@ -460,8 +507,9 @@ struct Scratch {
     values: Vec<f32>,
 }
 
-/// One forward pass over every job's positions; answers each job on its reply channel.
-fn run_jobs(model: &Network, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
+/// One forward pass over every job's positions, padded with zero rows to a multiple of
+/// `pad_rows`; answers each job on its reply channel.
+fn run_jobs(model: &Network, pad_rows: usize, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
     let observation_len = model.spec().observation_len();
     let action_count = model.spec().action_count;
     scratch.observations.clear();
@@ -469,9 +517,11 @@ fn run_jobs(model: &Network, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
         scratch.observations.extend_from_slice(&job.batch.observations);
     }
     let positions = scratch.observations.len() / observation_len;
+    let rows = positions.next_multiple_of(pad_rows.max(1));
+    scratch.observations.resize(rows * observation_len, 0.0);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         let xs = Tensor::from_slice(&scratch.observations)
-            .reshape([positions as i64, observation_len as i64])
+            .reshape([rows as i64, observation_len as i64])
             .to_device(model.device())
             .to_kind(model.parameter_kind());
         let output = tch::no_grad(|| model.forward(&xs));

@@ -381,6 +381,92 @@ mod inference {
         assert!(stats.forward_passes >= 1 && stats.forward_passes <= stats.positions);
     }
 
+    /// Every position of `data` alone, then all together, then in chunks with other
+    /// neighbours: the answers' bits, per position.
+    fn answers_in_groupings(handle: &InferenceHandle, spec: &Spec, data: &[f32], legal: &[Vec<Action>]) -> Vec<Vec<(u32, Vec<u32>)>> {
+        let len = spec.observation_len();
+        let positions = legal.len();
+        let evaluate = |indices: &[usize]| {
+            let mut batch = handle.new_batch();
+            for &i in indices {
+                batch.push(&data[i * len..(i + 1) * len], &legal[i]).unwrap();
+            }
+            let answer = handle.evaluate_batch(batch).unwrap();
+            (0..indices.len())
+                .map(|k| (answer.value(k).to_bits(), answer.policy(k).iter().map(|p| p.to_bits()).collect()))
+                .collect::<Vec<_>>()
+        };
+        let mut groupings = Vec::new();
+        for size in [1, 2, 3, 5, 7, positions] {
+            let mut answers = vec![(0, Vec::new()); positions];
+            // Chunks of `size`, the positions in reverse order so that neighbours change.
+            let order: Vec<usize> = (0..positions).rev().collect();
+            for chunk in order.chunks(size) {
+                for (k, answer) in evaluate(chunk).into_iter().enumerate() {
+                    answers[chunk[k]] = answer;
+                }
+            }
+            groupings.push(answers);
+        }
+        groupings
+    }
+
+    #[test]
+    fn batch_composition_leaves_no_trace() {
+        // Padded passes: a position's answer has the same bits in every grouping.
+        let spec = &LYNGK;
+        let network = random_network(spec, 8);
+        let mut rng = SplitMix64::new(8);
+        let positions = 13;
+        let data = observations(spec, positions, &mut rng);
+        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let padded = InferenceServer::spawn(&network, cpu_config(64, Duration::ZERO)).unwrap();
+        let groupings = answers_in_groupings(&padded.handle(), spec, &data, &legal);
+        for (g, answers) in groupings.iter().enumerate() {
+            assert_eq!(answers, &groupings[0], "grouping {g} changed an answer's bits");
+        }
+        // The padding is what makes it so: unpadded, batches of 1, 2, 3, 5, 7 and 13 rows give
+        // answers that differ in their last bits (if libtorch's kernels ever stop doing that,
+        // the padding may go).
+        let unpadded = InferenceServer::spawn(&network, ServerConfig { pad_rows: 1, ..cpu_config(64, Duration::ZERO) }).unwrap();
+        let groupings = answers_in_groupings(&unpadded.handle(), spec, &data, &legal);
+        assert!(groupings.iter().any(|answers| answers != &groupings[0]), "unpadded passes gave the same bits");
+    }
+
+    #[test]
+    fn replicas_share_the_queue_and_answer_alike() {
+        // Four requesters against two replicas: every answer is the one-replica server's, to
+        // the bit.
+        let spec = &ZERTZ;
+        let network = random_network(spec, 9);
+        let mut rng = SplitMix64::new(9);
+        let positions = 24;
+        let data = observations(spec, positions, &mut rng);
+        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let single = InferenceServer::spawn(&network, cpu_config(8, Duration::ZERO)).unwrap();
+        let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
+        let replicated = InferenceServer::spawn(&network, ServerConfig { replicas: 2, ..cpu_config(4, Duration::ZERO) }).unwrap();
+        assert_eq!(replicated.replicas(), 2);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                let handle = replicated.handle();
+                let (data, legal) = (&data, &legal);
+                scope.spawn(move || {
+                    for _ in 0..5 {
+                        let answers = answers_in_groupings(&handle, spec, data, legal);
+                        for answer in &answers {
+                            assert_eq!(answer, expected);
+                        }
+                    }
+                });
+            }
+        });
+        let stats = replicated.handle().stats();
+        assert!(stats.forward_passes > 0);
+        // Dropping stops both replicas (the join would hang otherwise).
+        drop(replicated);
+    }
+
     #[test]
     fn a_lone_request_is_answered_at_the_deadline() {
         let network = random_network(&DVONN, 5);
@@ -759,10 +845,13 @@ mod bench {
             &[1, 4],
             DeviceChoice::Cpu,
             Duration::from_millis(20),
+            1,
         )
         .unwrap();
         assert_eq!(figures.iter().map(|f| f.batch).collect::<Vec<_>>(), [1, 4]);
         assert!(figures.iter().all(|f| f.positions_per_s.is_finite() && f.positions_per_s > 0.0));
+        let replicated = forward_throughput(&DVONN, &NetConfig::tiny(), &[4], DeviceChoice::Cpu, Duration::from_millis(20), 2).unwrap();
+        assert!(replicated[0].positions_per_s.is_finite() && replicated[0].positions_per_s > 0.0);
         let config = ServerConfig { device: DeviceChoice::Cpu, ..Default::default() };
         let rate =
             server_throughput(&DVONN, &NetConfig::tiny(), config, 2, 4, Duration::from_millis(20))

@@ -10,6 +10,16 @@
 //!   matter (each tree has its own random stream and the evaluator sees positions, not
 //!   batches). Rerunning gives the same games, and a resumed run produces the same games a run
 //!   without interruption would have.
+//! - **Workers.** [`GeneratorConfig::workers`] threads each search their own lockstep group
+//!   (the games in flight shared out between them) and take the next game id from one queue
+//!   when a game ends; one writer (the calling thread) gathers the finished games into shards
+//!   and records. All groups send their leaves to the same evaluator, which may serve several
+//!   at once (a network's inference server with a replica per core, see
+//!   `gipfzero_model::inference`). A game still depends only on its id: the evaluator must
+//!   answer a position the same whoever shares its batch (the inference server pads its passes
+//!   for that; the playout evaluators seed each position from its hash), so the games are the
+//!   same whatever the number of workers, only the order in which they finish (and which
+//!   shard holds which game) varies. Readers that need a fixed order sort by game id.
 //! - **Crash safety by whole games.** A shard holds only whole, finished games. When enough
 //!   positions have accumulated, their game records are appended to `games.jsonl` and synced
 //!   first, then the shard is written atomically. So after a kill the directory holds complete
@@ -29,7 +39,9 @@
 //!   and their games end by themselves long before any sensible cap), or the higher
 //!   [`Game::score`] wins.
 //! - **Resignation** (AlphaZero): a player resigns when its root value stays below a threshold
-//!   for k consecutive searched decisions of its own. In a configured fraction of games
+//!   for k consecutive turns of its own (the value of each turn's first decision, when that
+//!   decision is searched; a player resigns only before a turn, so that the record's turns
+//!   reach every sample). In a configured fraction of games
 //!   resignation is disabled and the games are played out; there the generator notes who would
 //!   have resigned, and the share of those players who did not lose is the false-resignation
 //!   rate, by which the threshold is tuned.
@@ -45,7 +57,9 @@ use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use gipfzero_games::{Action, Game, Outcome, Player, SplitMix64, Status};
@@ -80,7 +94,7 @@ pub enum CapRule {
 pub struct ResignConfig {
     /// A player resigns once its root value is below this…
     pub threshold: f32,
-    /// …for this many consecutive searched decisions of its own.
+    /// …at the start of this many consecutive turns of its own (searched ones).
     pub consecutive: u32,
     /// Fraction of games in which nobody resigns, to measure false resignations.
     pub disabled_fraction: f32,
@@ -171,7 +185,12 @@ pub struct GeneratorConfig {
     /// The run seed; each game's seed is derived from it and the game id.
     #[serde(skip)]
     pub seed: u64,
-    /// Run the descents of the trees on rayon's threads (see [`SearchPool::set_parallel`]).
+    /// Threads searching games, each its own lockstep group of the games in flight (module
+    /// docs); at least 1, at most `games_in_flight` are used. The games do not depend on it.
+    #[serde(skip)]
+    pub workers: usize,
+    /// Run the descents of each group's trees on rayon's threads (see
+    /// [`SearchPool::set_parallel`]).
     #[serde(skip)]
     pub parallel: bool,
     /// Who generates the data, for the shards' info (`uniform`, `checkpoint NAME`, …).
@@ -214,6 +233,7 @@ impl Default for GeneratorConfig {
             resign: None,
             positions_per_shard: 4096,
             seed: 0,
+            workers: 1,
             parallel: false,
             generator: "selfplay".into(),
             checkpoint: None,
@@ -233,6 +253,9 @@ impl GeneratorConfig {
         };
         if self.games_in_flight == 0 {
             return bad("games_in_flight", "must be at least 1");
+        }
+        if self.workers == 0 {
+            return bad("workers", "must be at least 1");
         }
         if self.positions_per_shard == 0 {
             return bad("positions_per_shard", "must be at least 1");
@@ -427,6 +450,21 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
+    /// Counts a game this run finished.
+    fn count(&mut self, record: &GameRecord) {
+        self.games_played += 1;
+        self.resignations += (record.termination == Termination::Resignation) as u64;
+        if record.resignation_disabled {
+            self.resignation_disabled_games += 1;
+            if let Some(player) = record.would_have_resigned {
+                // `outcome` is player 1's; the would-be resigner did not lose.
+                let own = if player == 1 { record.outcome } else { -record.outcome };
+                self.would_have_resigned += 1;
+                self.false_resignations += (own >= 0) as u64;
+            }
+        }
+    }
+
     /// Share of the would-be resigners who did not lose; `None` before any such game.
     pub fn false_resignation_rate(&self) -> Option<f64> {
         (self.would_have_resigned > 0)
@@ -583,10 +621,19 @@ pub struct Generator<G: Game> {
     directory: PathBuf,
     info: ShardInfo,
     opponents: Box<OpponentFactory<G>>,
-    // Reused buffers.
+}
+
+/// One worker's reused buffers.
+struct Scratch<G: Game> {
     legal: Vec<Action>,
     turns: Vec<G::Turn>,
     observation: Vec<f32>,
+}
+
+/// What a worker sends the writer.
+enum Report {
+    Finished(Finished),
+    Failed(SelfPlayError),
 }
 
 impl<G: Game> Generator<G> {
@@ -597,14 +644,11 @@ impl<G: Game> Generator<G> {
         let info = ShardInfo::for_spec(start.spec(), config.generator.clone());
         let config_opponents = config.league.as_ref().map(|l| l.opponents.clone()).unwrap_or_default();
         Ok(Generator {
-            observation: vec![0.0; start.spec().observation_len()],
             start,
             config,
             directory: directory.into(),
             info,
             opponents: Box::new(baseline_opponent::<G>(config_opponents)),
-            legal: Vec::new(),
-            turns: Vec::new(),
         })
     }
 
@@ -620,7 +664,8 @@ impl<G: Game> Generator<G> {
     }
 
     /// Plays every game of `0..games` not already complete in the directory (see the module
-    /// docs for the resume rule), reporting to `progress` after each game.
+    /// docs for the resume rule) on the configured workers, reporting to `progress` after each
+    /// game. On an error every worker stops at its next step; the shards written stay.
     pub fn run<E: Evaluator<G>>(&mut self, evaluator: &E, progress: &mut dyn Progress) -> Result<RunSummary, SelfPlayError> {
         let began = Instant::now();
         // Every opponent must be buildable before any game is played.
@@ -639,18 +684,13 @@ impl<G: Game> Generator<G> {
             ..RunSummary::default()
         };
         let mut writer = ShardWriter::new(&self.directory, next_shard);
-        let mut todo = (0..self.config.games).filter(|id| !done.contains(id));
+        let todo = Mutex::new((0..self.config.games).filter(|id| !done.contains(id)));
         let counting = Counting {
             inner: evaluator,
             calls: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             largest: AtomicU64::new(0),
         };
-        let mut pool = SearchPool::new();
-        pool.set_parallel(self.config.parallel);
-        let mut slots: Vec<InFlight<G>> = Vec::new();
-        let mut waiting: Vec<Finished> = Vec::new();
-        let mut waiting_positions = 0;
         let mut report = ProgressReport {
             games_done: done.len() as u64,
             games_total: self.config.games.max(done.len() as u64),
@@ -659,37 +699,45 @@ impl<G: Game> Generator<G> {
             turns_this_run: 0,
             elapsed: Duration::ZERO,
         };
-        let mut finished_now: Vec<(usize, Ending)> = Vec::new();
-        loop {
-            // Fill the free slots; a game that ends before its first search (none of these
-            // games do) is finished at once.
-            while slots.len() < self.config.games_in_flight {
-                let Some(id) = todo.next() else { break };
-                let (mut game, mut search) = self.start_game(id)?;
-                match self.settle(&mut game, &mut search)? {
-                    None => {
-                        slots.push(game);
-                        pool.push(search);
+        let workers = self.config.workers.clamp(1, self.config.games_in_flight);
+        let stop = AtomicBool::new(false);
+        let (sender, receiver) = mpsc::channel();
+        let this = &*self;
+        let mut failure = None;
+        thread::scope(|scope| {
+            for worker in 0..workers {
+                // The games in flight shared out, the first workers taking one more.
+                let slots = this.config.games_in_flight / workers + (worker < this.config.games_in_flight % workers) as usize;
+                let (sender, todo, stop, counting) = (sender.clone(), &todo, &stop, &counting);
+                thread::Builder::new()
+                    .name(format!("selfplay-{worker}"))
+                    .spawn_scoped(scope, move || {
+                        if let Err(error) = this.work(slots, todo, stop, counting, &sender) {
+                            let _ = sender.send(Report::Failed(error));
+                        }
+                    })
+                    .expect("a self-play worker thread starts");
+            }
+            drop(sender);
+            let mut waiting: Vec<Finished> = Vec::new();
+            let mut waiting_positions = 0;
+            let mut flush = |waiting: &mut Vec<Finished>, summary: &mut RunSummary| -> Result<(), SelfPlayError> {
+                summary.positions += this.flush(waiting, &mut writer)? as u64;
+                summary.shards_written += 1;
+                Ok(())
+            };
+            // Every worker ends by dropping its sender, after an error too, so this loop ends.
+            for message in receiver {
+                let finished = match message {
+                    Report::Finished(finished) if failure.is_none() => finished,
+                    Report::Finished(_) => continue,
+                    Report::Failed(error) => {
+                        stop.store(true, Ordering::Relaxed);
+                        failure.get_or_insert(error);
+                        continue;
                     }
-                    Some(ending) => waiting.push(self.finish(game, search.position(), ending, &mut summary)),
-                }
-            }
-            if slots.is_empty() {
-                break;
-            }
-            let results = pool.run(&counting)?;
-            finished_now.clear();
-            for (i, result) in results.into_iter().enumerate() {
-                let search = &mut pool.searches_mut()[i];
-                if let Some(ending) = self.step(&mut slots[i], search, result)? {
-                    finished_now.push((i, ending));
-                }
-            }
-            // Highest index first, so that swap_remove leaves the others' indices alone.
-            for &(i, ending) in finished_now.iter().rev() {
-                let game = slots.swap_remove(i);
-                let search = pool.searches_mut().swap_remove(i);
-                let finished = self.finish(game, search.position(), ending, &mut summary);
+                };
+                summary.count(&finished.record);
                 waiting_positions += finished.samples.len();
                 report.games_done += 1;
                 report.games_this_run += 1;
@@ -698,22 +746,90 @@ impl<G: Game> Generator<G> {
                 report.elapsed = began.elapsed();
                 waiting.push(finished);
                 progress.update(&report);
+                if waiting_positions >= this.config.positions_per_shard {
+                    waiting_positions = 0;
+                    if let Err(error) = flush(&mut waiting, &mut summary) {
+                        stop.store(true, Ordering::Relaxed);
+                        failure = Some(error);
+                    }
+                }
             }
-            if waiting_positions >= self.config.positions_per_shard {
-                summary.positions += self.flush(&mut waiting, &mut writer)? as u64;
-                summary.shards_written += 1;
-                waiting_positions = 0;
+            if failure.is_none() && !waiting.is_empty() {
+                if let Err(error) = flush(&mut waiting, &mut summary) {
+                    failure = Some(error);
+                }
             }
-        }
-        if !waiting.is_empty() {
-            summary.positions += self.flush(&mut waiting, &mut writer)? as u64;
-            summary.shards_written += 1;
+        });
+        if let Some(error) = failure {
+            return Err(error);
         }
         summary.evaluator_calls = counting.calls.load(Ordering::Relaxed);
         summary.evaluated_positions = counting.positions.load(Ordering::Relaxed);
         summary.largest_batch = counting.largest.load(Ordering::Relaxed);
         summary.elapsed = began.elapsed();
         Ok(summary)
+    }
+
+    /// One worker: keeps `slots` games in flight in its own lockstep pool, taking ids from
+    /// `todo`, and sends every finished game to the writer, until no game is left or `stop`.
+    fn work<E: Evaluator<G>>(
+        &self,
+        slots: usize,
+        todo: &Mutex<impl Iterator<Item = u64>>,
+        stop: &AtomicBool,
+        evaluator: &E,
+        writer: &mpsc::Sender<Report>,
+    ) -> Result<(), SelfPlayError> {
+        let mut scratch = Scratch {
+            legal: Vec::new(),
+            turns: Vec::new(),
+            observation: vec![0.0; self.start.spec().observation_len()],
+        };
+        let mut pool = SearchPool::new();
+        pool.set_parallel(self.config.parallel);
+        let mut games: Vec<InFlight<G>> = Vec::new();
+        let mut finished_now: Vec<(usize, Ending)> = Vec::new();
+        let send = |finished: Finished| writer.send(Report::Finished(finished)).is_ok();
+        while !stop.load(Ordering::Relaxed) {
+            // Fill the free slots; a game that ends before its first search (none of these
+            // games do) is finished at once.
+            while games.len() < slots {
+                let next = todo.lock().map(|mut todo| todo.next()).unwrap_or(None);
+                let Some(id) = next else { break };
+                let (mut game, mut search) = self.start_game(id)?;
+                match self.settle(&mut scratch, &mut game, &mut search)? {
+                    None => {
+                        games.push(game);
+                        pool.push(search);
+                    }
+                    Some(ending) => {
+                        if !send(self.finish(game, search.position(), ending)) {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            if games.is_empty() {
+                break;
+            }
+            let results = pool.run(evaluator)?;
+            finished_now.clear();
+            for (i, result) in results.into_iter().enumerate() {
+                let search = &mut pool.searches_mut()[i];
+                if let Some(ending) = self.step(&mut scratch, &mut games[i], search, result)? {
+                    finished_now.push((i, ending));
+                }
+            }
+            // Highest index first, so that swap_remove leaves the others' indices alone.
+            for &(i, ending) in finished_now.iter().rev() {
+                let game = games.swap_remove(i);
+                let search = pool.searches_mut().swap_remove(i);
+                if !send(self.finish(game, search.position(), ending)) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Brings the directory back to whole games: removes temporary files, reads the complete
@@ -839,11 +955,12 @@ impl<G: Game> Generator<G> {
 
     /// Takes a search result: records the sample, applies resignation, plays the action and
     /// any forced actions after it. Returns the ending if the game is over.
-    fn step(&mut self, game: &mut InFlight<G>, search: &mut Search<G>, result: SearchResult) -> Result<Option<Ending>, SelfPlayError> {
+    fn step(&self, scratch: &mut Scratch<G>, game: &mut InFlight<G>, search: &mut Search<G>, result: SearchResult) -> Result<Option<Ending>, SelfPlayError> {
         let position = search.position();
+        let turn_start = position.is_turn_start();
         let samples = &mut game.samples;
-        position.encode(&mut self.observation);
-        samples.observations.extend_from_slice(&self.observation);
+        position.encode(&mut scratch.observation);
+        samples.observations.extend_from_slice(&scratch.observation);
         let a = self.info.action_count;
         let base = samples.policy.len();
         samples.policy.resize(base + a, 0.0);
@@ -859,7 +976,8 @@ impl<G: Game> Generator<G> {
         samples.full_search.push(result.full_search as u8);
         game.movers.push(result.to_move);
 
-        if let Some(resign) = &self.config.resign {
+        // A player resigns only before a turn, so that the record's turns reach every sample.
+        if let (Some(resign), true) = (&self.config.resign, turn_start) {
             let streak = &mut game.low_streak[result.to_move.index()];
             *streak = if result.root_value < resign.threshold { *streak + 1 } else { 0 };
             if *streak >= resign.consecutive {
@@ -869,18 +987,18 @@ impl<G: Game> Generator<G> {
                 game.would_have_resigned.get_or_insert(result.to_move);
             }
         }
-        self.play(game, search, result.action)?;
-        self.settle(game, search)
+        self.play(scratch, game, search, result.action)?;
+        self.settle(scratch, game, search)
     }
 
     /// Plays `action`, writing the turn down when it completes one.
-    fn play(&mut self, game: &mut InFlight<G>, search: &mut Search<G>, action: Action) -> Result<(), SelfPlayError> {
+    fn play(&self, scratch: &mut Scratch<G>, game: &mut InFlight<G>, search: &mut Search<G>, action: Action) -> Result<(), SelfPlayError> {
         search.advance(action)?;
         game.turn_actions.push(action);
         let position = search.position();
         if position.is_turn_start() || position.status().is_over() {
-            game.turn_start.legal_turns(&mut self.turns);
-            let turn = self
+            game.turn_start.legal_turns(&mut scratch.turns);
+            let turn = scratch
                 .turns
                 .iter()
                 .find(|turn| game.turn_start.turn_actions(turn) == game.turn_actions)
@@ -895,7 +1013,7 @@ impl<G: Game> Generator<G> {
 
     /// Plays forced actions and the league opponent's turns until the game needs a search,
     /// and says whether it has ended.
-    fn settle(&mut self, game: &mut InFlight<G>, search: &mut Search<G>) -> Result<Option<Ending>, SelfPlayError> {
+    fn settle(&self, scratch: &mut Scratch<G>, game: &mut InFlight<G>, search: &mut Search<G>) -> Result<Option<Ending>, SelfPlayError> {
         loop {
             let position = search.position();
             if let Status::Over(outcome) = position.status() {
@@ -917,26 +1035,25 @@ impl<G: Game> Generator<G> {
                         }
                     };
                     for action in actions {
-                        self.play(game, search, action)?;
+                        self.play(scratch, game, search, action)?;
                     }
                     continue;
                 }
             }
-            position.legal_actions(&mut self.legal);
-            if self.legal.len() != 1 {
+            position.legal_actions(&mut scratch.legal);
+            if scratch.legal.len() != 1 {
                 return Ok(None);
             }
-            let forced = self.legal[0];
-            self.play(game, search, forced)?;
+            let forced = scratch.legal[0];
+            self.play(scratch, game, search, forced)?;
         }
     }
 
     /// Fills in the outcomes and writes the record of a finished game.
-    fn finish(&self, mut game: InFlight<G>, last: &G, ending: Ending, summary: &mut RunSummary) -> Finished {
+    fn finish(&self, mut game: InFlight<G>, last: &G, ending: Ending) -> Finished {
         let (outcome, termination, result) = match ending {
             Ending::Rules(outcome) => (outcome, Termination::Rules, last.result_text()),
             Ending::Resigned(player) => {
-                summary.resignations += 1;
                 (Outcome::Win(player.other()), Termination::Resignation, format!("{player} resigns"))
             }
             Ending::Capped => {
@@ -960,14 +1077,6 @@ impl<G: Game> Generator<G> {
         };
         for (value, &mover) in game.samples.outcome.iter_mut().zip(&game.movers) {
             *value = outcome.value_for(mover);
-        }
-        summary.games_played += 1;
-        if game.resignation_disabled {
-            summary.resignation_disabled_games += 1;
-            if let Some(player) = game.would_have_resigned {
-                summary.would_have_resigned += 1;
-                summary.false_resignations += (outcome != Outcome::Win(player.other())) as u64;
-            }
         }
         let spec = self.start.spec();
         let record = GameRecord {

@@ -107,6 +107,19 @@ impl Samples {
         self.extend_from_range(other, index..index + 1);
     }
 
+    /// The same positions ordered by game id, each game's in its order: the order of a set of
+    /// games, whichever order they finished in (several workers finish them in an order that
+    /// varies from run to run).
+    pub fn sorted_by_game(&self) -> Samples {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| (self.game_id[i], self.move_number[i]));
+        let mut sorted = self.empty_like();
+        for i in order {
+            sorted.push_from(self, i);
+        }
+        sorted
+    }
+
     fn extend_from_range(&mut self, other: &Samples, range: std::ops::Range<usize>) {
         debug_assert_eq!(
             (self.observation_len, self.action_count),
@@ -142,6 +155,18 @@ mod tests {
             full_search: vec![1, 0, 1],
             ..Samples::with_shape(2, 3)
         }
+    }
+
+    #[test]
+    fn sorting_by_game_keeps_each_position_whole() {
+        // Game 9 first, then game 4's second and first decisions: sorted, game 4 comes first
+        // in move order, every row intact.
+        let all = three();
+        let mut shuffled = all.empty_like();
+        for i in [2, 1, 0] {
+            shuffled.push_from(&all, i);
+        }
+        assert_eq!(shuffled.sorted_by_game(), all);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use gipfzero_games::lyngk::Lyngk;
 use gipfzero_games::zertz::{Variant, Zertz};
 use gipfzero_games::record::replay;
 use gipfzero_games::{Game, Player, Status};
-use gipfzero_mcts::{parse_agent, SearchConfig, UniformEvaluator};
+use gipfzero_mcts::{parse_agent, EvalError, Evaluator, LeafBatch, RolloutEvaluator, SearchConfig, UniformEvaluator};
 use gipfzero_selfplay::{
     league_tally, read_shard, CapRule, GameRecord, LeagueConfig, OpponentFactory, ProgressReport, ResignConfig,
     Generator, GeneratorConfig, ShardData, Termination, RECORDS_FILE,
@@ -216,6 +216,88 @@ fn same_seed_gives_the_same_games() {
     assert_eq!(read_output(&a).0, read_output(&c).0);
     let d = run("seed-d", 6, 3);
     assert_ne!(read_output(&a).0[&0].turns, read_output(&d).0[&0].turns);
+}
+
+/// The rollout evaluator, noting which threads called it and failing from call `fail_at` on.
+struct Watched {
+    inner: RolloutEvaluator,
+    threads: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    calls: std::sync::atomic::AtomicU64,
+    fail_at: u64,
+}
+
+impl Watched {
+    fn new(fail_at: u64) -> Watched {
+        Watched { inner: RolloutEvaluator::new(2, 11), threads: Default::default(), calls: Default::default(), fail_at }
+    }
+}
+
+impl<G: Game> Evaluator<G> for Watched {
+    fn evaluate(&self, batch: &LeafBatch<G>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+        let name = std::thread::current().name().unwrap_or("unnamed").to_string();
+        self.threads.lock().unwrap().insert(name);
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= self.fail_at {
+            return Err(EvalError::new("the watched evaluator gave up"));
+        }
+        self.inner.evaluate(batch, values, policy)
+    }
+}
+
+#[test]
+fn workers_play_the_same_games_side_by_side() {
+    // The rollout evaluator answers a position from its hash alone, so the games must not
+    // depend on the workers, and the workers must really search at the same time.
+    let league = LeagueConfig { share: 0.5, opponents: vec!["rollout:4".into()] };
+    let resign = ResignConfig { threshold: -0.2, consecutive: 1, disabled_fraction: 0.5 };
+    let config = GeneratorConfig { games_in_flight: 4, league: Some(league), resign: Some(resign), positions_per_shard: 40, ..config(9, 21) };
+    let run = |name: &str, workers: usize| {
+        let dir = test_dir(name);
+        let evaluator = Watched::new(u64::MAX);
+        let config = GeneratorConfig { workers, ..config.clone() };
+        let summary = Generator::new(Zertz::new(Variant::Blitz), config, &dir).unwrap().run(&evaluator, &mut ()).unwrap();
+        let threads = evaluator.threads.into_inner().unwrap();
+        (dir, summary, threads)
+    };
+    let (one, one_summary, one_threads) = run("workers-1", 1);
+    let (three, three_summary, three_threads) = run("workers-3", 3);
+    assert_eq!(one_threads.len(), 1, "{one_threads:?}");
+    assert_eq!(three_threads.len(), 3, "three workers searched: {three_threads:?}");
+    let start = |_: &GameRecord| Zertz::new(Variant::Blitz);
+    let records = check_output(&one, 9, start);
+    assert_eq!(check_output(&three, 9, start), records, "the same games whatever the workers");
+    // Every game's positions are the same rows, whichever shard holds them.
+    let (_, one_shards) = read_output(&one);
+    let (_, three_shards) = read_output(&three);
+    for id in 0..9 {
+        let rows = |shards: &[ShardData]| {
+            rows_of(shards, id)
+                .into_iter()
+                .map(|(m, (s, r))| (m, shards[s].samples.root_value[r].to_bits(), shards[s].samples.policy[r * shards[s].samples.action_count..(r + 1) * shards[s].samples.action_count].iter().map(|p| p.to_bits()).collect::<Vec<_>>()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rows(&one_shards), rows(&three_shards), "game {id}");
+    }
+    // The summary counts the same games.
+    let counts = |s: &gipfzero_selfplay::RunSummary| (s.games_played, s.positions, s.resignations, s.resignation_disabled_games, s.would_have_resigned, s.false_resignations);
+    assert_eq!(counts(&one_summary), counts(&three_summary));
+    assert!(one_summary.resignations > 0 && one_summary.resignation_disabled_games > 0, "{one_summary:?}");
+}
+
+#[test]
+fn a_failing_worker_stops_the_run_and_leaves_whole_games() {
+    let dir = test_dir("workers-fail");
+    let config = GeneratorConfig { games_in_flight: 4, workers: 2, positions_per_shard: 20, ..config(12, 22) };
+    // Enough calls for some games to finish and be written (about 2,900 make the run), far
+    // too few for all.
+    let evaluator = Watched::new(1500);
+    let error = Generator::new(Dvonn::new(), config.clone(), &dir).unwrap().run(&evaluator, &mut ()).unwrap_err();
+    assert!(error.to_string().contains("gave up") || std::error::Error::source(&error).is_some_and(|e| e.to_string().contains("gave up")), "{error}");
+    // What was written is whole games; resuming with a working evaluator completes the run.
+    let (written, _) = read_output(&dir);
+    assert!(!written.is_empty() && written.len() < 12, "the run stopped early, after {} games", written.len());
+    let summary = Generator::new(Dvonn::new(), config, &dir).unwrap().run(&Watched::new(u64::MAX), &mut ()).unwrap();
+    assert_eq!(summary.games_resumed as usize + summary.games_played as usize, 12);
+    check_output(&dir, 12, |_| Dvonn::new());
 }
 
 #[test]

@@ -289,7 +289,7 @@ impl GameVisitor for ModelBench {
             tch::get_num_threads()
         );
         let batches = [1, 8, 64, 256, 512];
-        for figure in forward_throughput(spec, net, &batches, self.device, self.duration)? {
+        for figure in forward_throughput(spec, net, &batches, self.device, self.duration, 1)? {
             println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
         }
         for (clients, request) in [(1, 64), (4, 64)] {

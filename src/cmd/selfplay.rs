@@ -101,7 +101,8 @@ pub struct SelfplayArgs {
     /// Device of the network: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
-    /// Run the tree descents of the games in flight on rayon's threads (--threads).
+    /// Also run the tree descents of each worker's games on rayon's threads (rarely pays:
+    /// the workers already take one thread each; see `gipfzero_mcts::pool`).
     #[arg(long)]
     pub parallel: bool,
     /// A league opponent (random, greedy or rollout:<sims>; repeat for several): a share of
@@ -142,11 +143,13 @@ impl GameVisitor for Generate<'_> {
     fn visit<G: Game>(self, start: G) -> Self::Output {
         let args = self.args;
         let spec = start.spec();
+        // One worker per thread of `--threads`, each searching its share of the games.
+        let workers = rayon::current_num_threads().min(args.in_flight.max(1));
         // The server (when a network plays) must outlive the run.
         let mut _server = None;
         let (evaluator, generator): (Box<dyn Evaluator<G>>, String) = match &args.checkpoint {
             Some(name) => {
-                let served = ServedNetwork::load(name, spec, args.device, args.in_flight)?;
+                let served = ServedNetwork::load(name, spec, args.device, args.in_flight, workers)?;
                 let evaluator = served.evaluator(0.0, args.seed)?;
                 _server = Some(served);
                 (Box::new(evaluator), format!("checkpoint {}", name.display()))
@@ -172,6 +175,7 @@ impl GameVisitor for Generate<'_> {
             }),
             positions_per_shard: args.positions_per_shard,
             seed: args.seed,
+            workers,
             parallel: args.parallel,
             checkpoint: args.checkpoint.as_ref().map(|name| name.display().to_string()),
             generator,
@@ -251,11 +255,16 @@ pub struct BenchSelfplayArgs {
     pub game: GameName,
     #[arg(long)]
     pub variant: Option<String>,
-    /// Games played at once; the run plays this many games.
+    /// Games played at once, shared out between the workers (one per thread of the global
+    /// --threads).
     #[arg(long, default_value_t = 64)]
     pub in_flight: usize,
     #[arg(long, default_value_t = 32)]
     pub simulations: u32,
+    /// Games in the run (default: as many as --in-flight); more games keep every worker busy
+    /// for longer, so the measurement covers less of the run's tail.
+    #[arg(long)]
+    pub games: Option<u64>,
     /// The small test network instead of the 6 × 64 one (`NetConfig::medium`).
     #[arg(long)]
     pub tiny: bool,
@@ -279,13 +288,17 @@ impl GameVisitor for Bench<'_> {
         let spec = start.spec();
         let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::medium() };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
-        let served = ServedNetwork::serve(&network, spec, args.device, args.in_flight)?;
+        // One worker per thread of `--threads`, as `gipfzero selfplay` and training run.
+        let workers = rayon::current_num_threads().min(args.in_flight.max(1));
+        let served = ServedNetwork::serve(&network, spec, args.device, args.in_flight, workers)?;
+        let replicas = served.replicas();
         let evaluator = served.evaluator(0.0, 0)?;
         let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
         let config = GeneratorConfig {
             search: search_config(args.simulations, false),
             games_in_flight: args.in_flight,
-            games: args.in_flight as u64,
+            games: args.games.unwrap_or(args.in_flight as u64),
+            workers,
             generator: "bench".into(),
             ..GeneratorConfig::default()
         };
@@ -293,22 +306,26 @@ impl GameVisitor for Bench<'_> {
         let _ = std::fs::remove_dir_all(&out);
         let summary = summary?;
         let evaluated_per_s = summary.evaluated_positions as f64 / summary.elapsed.as_secs_f64().max(1e-9);
+        // The batch a forward pass saw: the evaluator's calls are the workers' requests, one
+        // pass each on a CPU (a replica takes one request), merged on a GPU.
         let batch = summary.mean_batch().round().max(1.0) as usize;
-        let forward = forward_throughput(spec, &net_config, &[batch], args.device, Duration::from_secs(2))?;
+        let forward = forward_throughput(spec, &net_config, &[batch], args.device, Duration::from_secs(2), replicas)?;
         let bare = forward[0].positions_per_s;
         println!(
-            "{} {}: {} games, {} simulations, device {}",
-            spec.game, spec.variant, summary.games_played, args.simulations, args.device
+            "{} {}: {} games, {} simulations, {} workers, {} network replicas, device {}",
+            spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, args.device
         );
         println!(
-            "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {})",
+            "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {}), {:.1} s",
             summary.positions_per_second(),
             evaluated_per_s,
             summary.mean_batch(),
-            summary.largest_batch
+            summary.largest_batch,
+            summary.elapsed.as_secs_f64()
         );
         println!(
-            "bare forward at batch {batch}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
+            "bare forward at batch {batch} on {replicas} replica{}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
+            if replicas == 1 { "" } else { "s" },
             100.0 * evaluated_per_s / bare
         );
         Ok(())

@@ -101,25 +101,39 @@ pub struct ServedNetwork {
 }
 
 impl ServedNetwork {
-    /// Serves `network` (of `spec`'s variant) on `device`; a batch closes at `max_batch`
-    /// positions (the games in flight: more never come at once).
-    pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize) -> Result<ServedNetwork, AgentsError> {
+    /// Serves `network` (of `spec`'s variant) on `device` to `searchers` threads that search
+    /// at once, sending at most `max_batch` positions among them (the games in flight: more
+    /// never come at once). On a CPU every searcher gets a replica of the network (one forward
+    /// pass runs on one core, so the searchers' passes run side by side) and a batch closes at
+    /// a searcher's share of `max_batch`; on a GPU one replica gathers them all into one batch
+    /// of up to `max_batch`.
+    pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
+        let searchers = searchers.max(1);
+        let on_cpu = device.resolve() == tch::Device::Cpu;
+        let (replicas, max_batch) = if on_cpu { (searchers, max_batch.div_ceil(searchers)) } else { (1, max_batch) };
         let config = ServerConfig {
             max_batch: max_batch.max(1),
             // Searches send whole steps: waiting for more requests would only add latency.
             max_wait: Duration::ZERO,
             device,
+            replicas,
             ..ServerConfig::default()
         };
         let server = InferenceServer::spawn(network, config).map_err(AgentsError::Server)?;
         Ok(ServedNetwork { server, spec })
     }
 
-    /// Loads the checkpoint at `path`, checked against `spec`'s variant, and serves it.
-    pub fn load(path: &Path, spec: &'static Spec, device: DeviceChoice, max_batch: usize) -> Result<ServedNetwork, AgentsError> {
+    /// Loads the checkpoint at `path`, checked against `spec`'s variant, and serves it (as
+    /// [`ServedNetwork::serve`]).
+    pub fn load(path: &Path, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let loaded = checkpoint::load(path, spec, device.resolve())
             .map_err(|source| AgentsError::Checkpoint { path: path.to_path_buf(), source })?;
-        Self::serve(&loaded.network, spec, device, max_batch)
+        Self::serve(&loaded.network, spec, device, max_batch, searchers)
+    }
+
+    /// The threads serving requests (see [`ServedNetwork::serve`]).
+    pub fn replicas(&self) -> usize {
+        self.server.replicas()
     }
 
     /// The search's evaluator on this network, with `rollout_mix` of a playout blended in
@@ -166,9 +180,10 @@ impl AgentChoice {
         }
     }
 
-    /// The checkpoint's network served on the best device there is, for one game at a time.
-    fn serve<G: Game>(path: &Path, position: &G) -> Result<ServedNetwork, AgentsError> {
-        ServedNetwork::load(path, position.spec(), DeviceChoice::Auto, ServerConfig::default().max_batch)
+    /// The checkpoint's network served on the best device there is to `searchers` threads
+    /// searching at once.
+    fn serve<G: Game>(path: &Path, position: &G, searchers: usize) -> Result<ServedNetwork, AgentsError> {
+        ServedNetwork::load(path, position.spec(), DeviceChoice::Auto, ServerConfig::default().max_batch, searchers)
     }
 }
 
@@ -197,8 +212,9 @@ impl CheckpointSearch {
 }
 
 /// Makes the agents of one side of a match, one per game: a checkpoint is loaded once and
-/// served by one inference server that all its games share, so the positions of games
-/// played at the same time are evaluated in common batches.
+/// served by one inference server that all its games share (the match's games run on rayon's
+/// threads, so the server has a replica for each on a CPU, and gathers their positions into
+/// common batches on a GPU).
 pub struct AgentFactory {
     choice: AgentChoice,
     network: Option<ServedNetwork>,
@@ -214,7 +230,7 @@ impl AgentFactory {
             Some(path) => {
                 // Refused here, before any game, rather than when the first agent is built.
                 search.config().validate()?;
-                Some(AgentChoice::serve(path, position)?)
+                Some(AgentChoice::serve(path, position, rayon::current_num_threads())?)
             }
             None => None,
         };
@@ -276,7 +292,7 @@ impl AgentSource for AgentChoice {
         match self {
             AgentChoice::Baseline(baseline) => Ok(baseline.agent(position, simulations, seed)?),
             AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
-                let network = Self::serve(path, position)?;
+                let network = Self::serve(path, position, 1)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
                 let agent = network.agent(self.name(), &search.config(), seed)?;
                 Ok(Box::new(NetworkAgent { agent, _network: network }))
@@ -288,7 +304,7 @@ impl AgentSource for AgentChoice {
         match self {
             AgentChoice::Baseline(baseline) => Ok(baseline.hints(position, simulations, seed)?),
             AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
-                let network = Self::serve(path, position)?;
+                let network = Self::serve(path, position, 1)?;
                 let config = SearchConfig {
                     reuse_tree: false,
                     ..SearchConfig::evaluation(simulations.max(1), RootPolicy::Puct)

@@ -261,7 +261,8 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let evaluation = &self.config.evaluation;
         let search = evaluation.search.for_evaluation();
         // The match's own threads, one per game in flight: the games mostly wait on the
-        // network, whose server batches the leaves of all of them.
+        // network, whose server batches the leaves of all of them (on a CPU with a replica
+        // of the network per core of the run).
         let threads = evaluation.parallel_games.max(1) as usize;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -270,8 +271,10 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             .map_err(ArenaError::Threads)?;
         let spec = self.start.spec();
         let device = self.config.device_choice();
-        let served = ServedNetwork::serve(network, spec, device, threads)?;
-        let opponent_served = opponent_network.map(|n| ServedNetwork::serve(n, spec, device, threads)).transpose()?;
+        // The run's cores (its pool's threads) serve the match's games.
+        let searchers = rayon::current_num_threads().min(threads);
+        let served = ServedNetwork::serve(network, spec, device, threads, searchers)?;
+        let opponent_served = opponent_network.map(|n| ServedNetwork::serve(n, spec, device, threads, searchers)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());
         if baseline.is_none() && opponent_served.is_none() {
             return Err(ArenaError::MissingNetwork(opponent.to_string()));

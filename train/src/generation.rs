@@ -59,13 +59,15 @@ impl<G: Game> ShardSelfPlay<G> {
     }
 
     /// The generator's settings for one generation: the run's `self_play` block (its
-    /// run-level fields from [`GeneratorConfig::training`]) with the generation's seed.
+    /// run-level fields from [`GeneratorConfig::training`]) with the generation's seed, searched
+    /// by one worker per thread of the run's pool (`threads.workers`).
     fn generator_config(&self, seed: u64) -> GeneratorConfig {
-        GeneratorConfig { seed, ..self.config.self_play.clone() }
+        GeneratorConfig { seed, workers: rayon::current_num_threads(), ..self.config.self_play.clone() }
     }
 }
 
-/// Concatenates the shards of a generation directory (in name order) into one batch.
+/// The positions of a generation directory's shards as one batch, ordered by game id (the
+/// shards' order depends on the order the workers finished the games in; the games do not).
 fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, GenerationError> {
     let read_error = |source| GenerationError::Read { path: directory.to_path_buf(), source };
     let mut names: Vec<PathBuf> = std::fs::read_dir(directory)
@@ -87,7 +89,7 @@ fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, Gener
         }
         batch.extend_from(&shard.samples);
     }
-    Ok(batch)
+    Ok(batch.sorted_by_game())
 }
 
 impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
@@ -96,7 +98,7 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
     fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, GenerationError> {
         let directory = generation_dir(run, generation);
         let config = self.generator_config(seed);
-        let served = ServedNetwork::serve(network, self.start.spec(), self.config.device_choice(), config.games_in_flight)?;
+        let served = ServedNetwork::serve(network, self.start.spec(), self.config.device_choice(), config.games_in_flight, config.workers)?;
         let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
         let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?;
         let summary = generator.run(&evaluator, &mut ())?;
@@ -115,5 +117,46 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
 
     fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, GenerationError> {
         load_generation(&generation_dir(run, generation), &self.start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gipfzero_games::dvonn::Dvonn;
+
+    use super::*;
+
+    #[test]
+    fn a_generation_is_the_same_whatever_the_workers() {
+        // A real network behind the inference server (one replica per worker) and a league:
+        // the samples of one, two and three workers agree to the bit, in the same order.
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let mut config = RunConfig::from_yaml(include_str!("../../configs/quick.yaml"), "configs/quick.yaml").unwrap();
+        config.self_play.games = 6;
+        config.self_play.games_in_flight = 6;
+        config.device = "cpu".into();
+        let start = Dvonn::new();
+        let base = crate::fresh_test_dir("generation-workers");
+        let generate = |workers: usize| {
+            let run = RunDir::new(base.join(format!("workers-{workers}")));
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(workers).build().unwrap();
+            // The same weights each time (tensors cannot cross into the pool).
+            let generation = pool
+                .install(|| {
+                    tch::manual_seed(3);
+                    let network = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
+                    ShardSelfPlay::new(start, &config).generate(&run, &network, 0, 17)
+                })
+                .unwrap();
+            (generation.samples, generation.games, generation.league)
+        };
+        let one = generate(1);
+        assert_eq!(one.1, 6);
+        assert!(one.0.len() > 100, "{} positions", one.0.len());
+        for workers in [2, 3] {
+            let many = generate(workers);
+            assert!(many == one, "{workers} workers played other games");
+        }
     }
 }
