@@ -271,8 +271,8 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             .map_err(ArenaError::Threads)?;
         let spec = self.start.spec();
         let device = self.config.device_choice();
-        // The run's cores (its pool's threads) serve the match's games.
-        let searchers = rayon::current_num_threads().min(threads);
+        // The run's workers serve the match's games.
+        let searchers = self.config.worker_threads().min(threads);
         let served = ServedNetwork::serve(network, spec, device, threads, searchers)?;
         let opponent_served = opponent_network.map(|n| ServedNetwork::serve(n, spec, device, threads, searchers)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());

@@ -60,9 +60,9 @@ impl<G: Game> ShardSelfPlay<G> {
 
     /// The generator's settings for one generation: the run's `self_play` block (its
     /// run-level fields from [`GeneratorConfig::training`]) with the generation's seed, searched
-    /// by one worker per thread of the run's pool (`threads.workers`).
+    /// by the run's workers (`threads.workers`).
     fn generator_config(&self, seed: u64) -> GeneratorConfig {
-        GeneratorConfig { seed, workers: rayon::current_num_threads(), ..self.config.self_play.clone() }
+        GeneratorConfig { seed, workers: self.config.worker_threads(), ..self.config.self_play.clone() }
     }
 }
 
@@ -140,15 +140,10 @@ mod tests {
         let base = crate::fresh_test_dir("generation-workers");
         let generate = |workers: usize| {
             let run = RunDir::new(base.join(format!("workers-{workers}")));
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(workers).build().unwrap();
-            // The same weights each time (tensors cannot cross into the pool).
-            let generation = pool
-                .install(|| {
-                    tch::manual_seed(3);
-                    let network = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
-                    ShardSelfPlay::new(start, &config).generate(&run, &network, 0, 17)
-                })
-                .unwrap();
+            let config = RunConfig { threads: crate::config::ThreadsConfig { workers, ..config.threads.clone() }, ..config.clone() };
+            tch::manual_seed(3);
+            let network = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
+            let generation = ShardSelfPlay::new(start, &config).generate(&run, &network, 0, 17).unwrap();
             (generation.samples, generation.games, generation.league)
         };
         let one = generate(1);

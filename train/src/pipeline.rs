@@ -25,12 +25,27 @@
 //!    rewritten by the same seed; the resume state names the restart copies of `i − 1`,
 //!    which iteration `i` does not touch, and the ones it replaces are deleted after it).
 //!
+//! **Overlap** (`overlap: true`, the default): SGD and self-play need not take turns. While
+//! iteration `i` trains, generation `i + 1` is already being played in the background, by the
+//! network as it was before this iteration's SGD (the champion with gating): every generation
+//! is played by a network one iteration older than without overlap (generation `g` by the
+//! network after iteration `g − 2`; generations 0 and 1 by the initial one). That lag is the
+//! price; the gain is that SGD, evaluation and self-play keep all the cores busy. A fixed lag,
+//! rather than "whatever network is newest when a game starts", keeps a run a function of its
+//! config: each generation's player, seed and games are fixed, whichever part runs faster.
+//! The commit point names the next generation, its seed and its player (a restart copy
+//! `resume/player-NNNNNN`, written when the generation is fixed), so a restart after a kill at
+//! any moment plays it again from its complete shards, a finished run extended by more
+//! iterations plays it as the longer run would have, and either ends with the same weights.
+//!
 //! Resumption is exact on the CPU: the network and optimiser come from the restart copy of
 //! the last committed iteration, the window
 //! from the generations' shards and its saved counters, the seed stream from its saved
 //! state; a run interrupted and resumed ends with the same weights as one that was not (a
 //! test checks it).
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::thread;
 use std::time::Instant;
 
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
@@ -45,7 +60,7 @@ use crate::evaluate::{MatchReport, NetworkArena};
 use crate::generation::ShardSelfPlay;
 use crate::metrics::{read_metrics, EvaluationMetrics, IterationMetrics, SelfPlayMetrics, TrainingMetrics};
 use crate::replay::{ReplayError, ReplayWindow, Samples};
-use crate::run::{ResumeState, RunDir, RunError};
+use crate::run::{NextGeneration, ResumeState, RunDir, RunError};
 use crate::trainer::{Trainer, TrainerError};
 
 /// One generation of self-play.
@@ -147,7 +162,7 @@ pub enum PipelineError {
 pub fn train(config: &RunConfig, progress: impl FnMut(&IterationMetrics) + Send) -> Result<(), PipelineError> {
     tch::set_num_threads(config.threads.intra_op as i32);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads.workers)
+        .num_threads(config.worker_threads())
         .build()
         .map_err(PipelineError::Threads)?;
     let game: GameName = config.game.parse().map_err(PipelineError::Game)?;
@@ -177,7 +192,7 @@ impl<P: FnMut(&IterationMetrics)> GameVisitor for Train<'_, P> {
 pub fn run<G: Game>(
     config: &RunConfig,
     start: &G,
-    self_play: &mut impl SelfPlay<G>,
+    self_play: &mut (impl SelfPlay<G> + Send),
     arena: &mut impl Arena<G>,
     mut progress: impl FnMut(&IterationMetrics),
 ) -> Result<(), PipelineError> {
@@ -196,6 +211,7 @@ pub fn run<G: Game>(
         .and_then(|state| state.best.clone())
         .filter(|path| run.root().join(path).starts_with(run.resume_dir()));
 
+    let mut next_generation = resume.as_ref().and_then(|state| state.next_generation.clone());
     let (mut trainer, mut window, mut seeds, mut best, first_iteration) = match resume {
         Some(state) => {
             let loaded = checkpoint::load(run.root().join(&state.checkpoint), spec, device)?;
@@ -241,20 +257,59 @@ pub fn run<G: Game>(
         run.plot(&metrics)?;
     }
 
+    // The self-play side: played here, or in the background while SGD runs (`overlap`).
+    let self_play = Mutex::new(self_play);
+    let generate = |network: &Network, generation: u64, seed: u64| -> Result<(Generation, f64), PipelineError> {
+        let began = Instant::now();
+        let mut self_play = self_play.lock().unwrap_or_else(|e| e.into_inner());
+        let played = self_play.generate(&run, network, generation, seed).map_err(|source| PipelineError::SelfPlay {
+            generation,
+            source: Box::new(source),
+        })?;
+        Ok((played, began.elapsed().as_secs_f64()))
+    };
+    let intra_op = config.threads.intra_op as i32;
+    thread::scope(|scope| -> Result<(), PipelineError> {
+    let mut background: Option<thread::ScopedJoinHandle<'_, Result<(Generation, f64), PipelineError>>> = None;
     for iteration in first_iteration..config.iterations {
         let previous = trainer.network().copy_to(device);
 
-        // 1–2. Self-play into the window.
-        let self_play_seed = seeds.next_u64();
-        let generation_began = Instant::now();
-        let player = best.as_ref().unwrap_or(trainer.network());
-        let generation = self_play
-            .generate(&run, player, iteration as u64, self_play_seed)
-            .map_err(|source| PipelineError::SelfPlay {
-                generation: iteration as u64,
-                source: Box::new(source),
-            })?;
-        let seconds = generation_began.elapsed().as_secs_f64();
+        // 1–2. Self-play into the window: the generation played in the background since the
+        // last iteration, or the one a restart finds in play, or (first, or without overlap)
+        // one played now by the newest network.
+        let (generation, seconds) = match (background.take(), next_generation.take()) {
+            (Some(handle), _) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
+            (None, Some(state)) => {
+                let player = checkpoint::load(run.root().join(&state.player), spec, device)?.network;
+                generate(&player, state.generation, state.seed)?
+            }
+            (None, None) => {
+                let player = best.as_ref().unwrap_or(trainer.network());
+                generate(player, iteration as u64, seeds.next_u64())?
+            }
+        };
+        // Overlap: the next generation is fixed now — its seed, and its player: the network as
+        // it is before this iteration's SGD, with a restart copy for the commit point — and
+        // starts at once unless this is the last iteration (a run extended later plays it).
+        if config.overlap {
+            let next = NextGeneration {
+                generation: iteration as u64 + 1,
+                seed: seeds.next_u64(),
+                player: relative(&run, &run.resume_player(iteration as u64 + 1)),
+            };
+            let player = best.as_ref().unwrap_or(trainer.network());
+            checkpoint::save(run.root().join(&next.player), player, &Default::default())?;
+            if iteration + 1 < config.iterations {
+                let player = player.copy_to(device);
+                let (generate, generation, seed) = (&generate, next.generation, next.seed);
+                background = Some(scope.spawn(move || {
+                    // libtorch's OpenMP setting is per thread.
+                    tch::set_num_threads(intra_op);
+                    generate(&player, generation, seed)
+                }));
+            }
+            next_generation = Some(next);
+        }
         let positions = generation.samples.len() as u64;
         let positions_resumed = positions.saturating_sub(generation.positions_played);
         let league = generation.league;
@@ -393,12 +448,14 @@ pub fn run<G: Game>(
             best: best_checkpoint.clone(),
             replay: window.state(),
             next_self_play_seed: seeds.state(),
+            next_generation: next_generation.clone(),
         };
         run.write_resume(&committed)?;
         run.prune_resume(Some(&committed));
         progress(metrics.last().expect("just pushed"));
     }
     Ok(())
+    })
 }
 
 /// The weights a run starts from when its config says `init_from` (a checkpoint path or
@@ -592,8 +649,16 @@ mod tests {
     fn interrupted_run_resumes_to_the_same_weights() {
         let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(1);
-        let base = crate::fresh_test_dir("pipeline");
+        resumes_to_the_same_weights(true);
+        resumes_to_the_same_weights(false);
+    }
+
+    /// An uninterrupted run, one extended after two iterations and one killed before its
+    /// third commit end with the same weights, with self-play and SGD overlapping or not.
+    fn resumes_to_the_same_weights(overlap: bool) {
+        let base = crate::fresh_test_dir(&format!("pipeline-overlap-{overlap}"));
         let start = Dvonn::new();
+        let config = |dir: &Path, iterations: u32| RunConfig { overlap, ..config(dir, iterations) };
 
         // Uninterrupted: three iterations.
         let straight = base.join("straight");
@@ -723,10 +788,13 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         left.sort();
-        assert_eq!(
-            left,
-            ["best-000002.json", "best-000002.safetensors", "trainer-000002.json", "trainer-000002.safetensors"]
-        );
+        let mut expected = vec!["best-000002.json", "best-000002.safetensors"];
+        if overlap {
+            // The next generation's player, fixed for a run extended later.
+            expected.extend(["player-000003.json", "player-000003.safetensors"]);
+        }
+        expected.extend(["trainer-000002.json", "trainer-000002.safetensors"]);
+        assert_eq!(left, expected);
         std::fs::remove_dir_all(&base).ok();
     }
 
@@ -801,21 +869,60 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
-    /// Self-play that notes which network played each generation.
+    /// Self-play that notes which network played each generation, and on which thread.
     struct Recording {
         inner: FakeSelfPlay,
         players: Vec<f64>,
+        threads: Vec<std::thread::ThreadId>,
     }
 
     impl SelfPlay<Dvonn> for Recording {
         type Error = Missing;
         fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, Missing> {
             self.players.push(fingerprint(network));
+            self.threads.push(std::thread::current().id());
             self.inner.generate(run, network, generation, seed)
         }
         fn load(&mut self, run: &RunDir, generation: u64) -> Result<Samples, Missing> {
             self.inner.load(run, generation)
         }
+    }
+
+    #[test]
+    fn overlapping_self_play_plays_each_generation_one_network_older_in_the_background() {
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let base = crate::fresh_test_dir("pipeline-lag");
+        let played = |overlap: bool| {
+            let dir = base.join(format!("overlap-{overlap}"));
+            let mut config = RunConfig { overlap, ..config(&dir, 4) };
+            config.evaluation.opponents.clear();
+            config.evaluation.gating = None;
+            let mut self_play = Recording { inner: FakeSelfPlay { stored: HashMap::new() }, players: Vec::new(), threads: Vec::new() };
+            tch::manual_seed(5);
+            run(&config, &Dvonn::new(), &mut self_play, &mut FakeArena { played: Vec::new() }, |_| {}).unwrap();
+            let run_dir = RunDir::new(&dir);
+            // The network after each iteration (checkpoints every iteration in quick.yaml).
+            let after: Vec<f64> = (0..4)
+                .map(|i| fingerprint(&checkpoint::load(run_dir.iteration_checkpoint(i), Dvonn::new().spec(), tch::Device::Cpu).unwrap().network))
+                .collect();
+            (self_play.players, self_play.threads, after)
+        };
+        let here = std::thread::current().id();
+        // Taking turns: generation g by the network after iteration g − 1, here.
+        let (players, threads, after) = played(false);
+        assert_eq!(players.len(), 4);
+        assert_eq!(players[1..], after[..3]);
+        assert!(threads.iter().all(|&t| t == here));
+        // Overlapping: generations 0 and 1 by the initial network, then g by the one after
+        // g − 2; all but the first in the background.
+        let (players, threads, after) = played(true);
+        assert_eq!(players.len(), 4);
+        assert_eq!(players[0], players[1]);
+        assert_eq!(players[2..], after[..2]);
+        assert_eq!(threads[0], here);
+        assert!(threads[1..].iter().all(|&t| t != here));
+        std::fs::remove_dir_all(&base).ok();
     }
 
     #[test]
@@ -830,7 +937,7 @@ mod tests {
             config
         };
         let first_player = |config: &RunConfig| {
-            let mut self_play = Recording { inner: FakeSelfPlay { stored: HashMap::new() }, players: Vec::new() };
+            let mut self_play = Recording { inner: FakeSelfPlay { stored: HashMap::new() }, players: Vec::new(), threads: Vec::new() };
             run(config, &Dvonn::new(), &mut self_play, &mut FakeArena { played: Vec::new() }, |_| {}).map(|()| self_play.players[0])
         };
         let source = quiet(&base.join("source"));

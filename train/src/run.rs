@@ -164,6 +164,11 @@ impl RunDir {
     pub fn resume_best(&self, iteration: u32) -> PathBuf {
         self.resume_dir().join(format!("best-{iteration:06}"))
     }
+    /// Where the network playing generation `generation` in the background is kept for a
+    /// restart (`overlap`).
+    pub fn resume_player(&self, generation: u64) -> PathBuf {
+        self.resume_dir().join(format!("player-{generation:06}"))
+    }
 
     /// Creates the directories and saves the resolved config, or — when the directory
     /// already holds a run — checks that it was started with the same config and returns its
@@ -231,6 +236,7 @@ impl RunDir {
     pub fn checkpoint_files(&self, state: &ResumeState) -> Vec<PathBuf> {
         std::iter::once(&state.checkpoint)
             .chain(&state.best)
+            .chain(state.next_generation.as_ref().map(|next| &next.player))
             .flat_map(|name| {
                 let paths = gipfzero_model::checkpoint::CheckpointPaths::new(self.root.join(name));
                 [paths.weights, paths.sidecar]
@@ -309,8 +315,22 @@ pub struct ResumeState {
     pub best: Option<PathBuf>,
     /// The replay window's counters and RNG ([`ReplayState`]).
     pub replay: ReplayState,
-    /// Seed of the next self-play generation (drawn from the master seed's stream).
+    /// The state of the master seed's stream (the next draw is the next seed it gives).
     pub next_self_play_seed: u64,
+    /// With `overlap`: the next iteration's generation, fixed when this iteration began (and
+    /// in play since, unless this was the last iteration), which a restart plays (again, from
+    /// its complete shards) and an extended run plays as an uninterrupted one would have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_generation: Option<NextGeneration>,
+}
+
+/// The next generation's seed and player, fixed one iteration ahead (`overlap`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NextGeneration {
+    pub generation: u64,
+    pub seed: u64,
+    /// The network playing it: a restart copy (relative to the run directory).
+    pub player: PathBuf,
 }
 
 /// A file in the run directory for `path`, relative when it is inside the run directory.
@@ -343,6 +363,7 @@ mod tests {
                 generations: Vec::new(),
             },
             next_self_play_seed: 7,
+            next_generation: Some(NextGeneration { generation: 3, seed: 9, player: PathBuf::from("resume/player-000003") }),
         };
         run.write_resume(&state).unwrap();
         assert_eq!(run.open(&config).unwrap(), Some(state.clone()));

@@ -58,8 +58,9 @@ pub const DEFAULT_YAML: &str = include_str!("../../../configs/default.yaml");
 /// - 3: the embedded default was 40 iterations (the learning rate's cosine over 2,400
 ///   steps), evaluations and checkpoints every 5.
 /// - 4: `solver` did not exist (the searches knew nothing of proven results).
-/// - 5: the current meaning of every key.
-pub const CONFIG_VERSION: u32 = 5;
+/// - 5: `overlap` did not exist (self-play and SGD took turns).
+/// - 6: the current meaning of every key.
+pub const CONFIG_VERSION: u32 = 6;
 
 /// A whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,6 +85,11 @@ pub struct RunConfig {
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: String,
     pub threads: ThreadsConfig,
+    /// Self-play of the next generation runs while SGD trains on this one, with the network
+    /// of the iteration before (a lag of one iteration), so that both keep the cores busy;
+    /// `false`: they take turns, each generation played by the newest network. See
+    /// [`crate::pipeline`].
+    pub overlap: bool,
     /// The network's size: a partial block takes the rest from [`NetConfig::default`]
     /// (3 blocks × 32 channels).
     pub network: NetConfig,
@@ -101,14 +107,16 @@ pub struct RunConfig {
     pub checkpoints: CheckpointConfig,
 }
 
-/// Threads: rayon workers for self-play and matches, libtorch's pools for tensor work.
+/// Threads: workers for self-play and matches, libtorch's pools for tensor work.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThreadsConfig {
-    /// rayon worker threads; 0 = one per core.
+    /// Self-play workers (each searching its share of the games in flight, with a replica of
+    /// the network on a CPU) and the run's rayon threads; 0 = one per core. The games played
+    /// do not depend on it.
     pub workers: usize,
-    /// libtorch intra-op threads. 1 on small machines: rayon already keeps the cores busy
-    /// and OpenMP threads only contend with it (see `gipfzero_model::runtime`).
+    /// libtorch intra-op threads. 1 on small machines: the workers already keep the cores
+    /// busy and OpenMP threads only contend with them (see `gipfzero_model::runtime`).
     pub intra_op: usize,
     /// libtorch inter-op threads.
     pub inter_op: usize,
@@ -379,6 +387,7 @@ impl Default for RunConfig {
             iterations: 120,
             device: "cpu".into(),
             threads: ThreadsConfig::default(),
+            overlap: true,
             network: NetConfig::default(),
             init_from: None,
             self_play: GeneratorConfig::training(),
@@ -505,6 +514,14 @@ impl RunConfig {
     /// The device to run on.
     pub fn device_choice(&self) -> DeviceChoice {
         self.device.parse().expect("validated")
+    }
+
+    /// The run's worker threads: `threads.workers`, or one per core for 0.
+    pub fn worker_threads(&self) -> usize {
+        match self.threads.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
     }
 
     /// libtorch's thread settings.

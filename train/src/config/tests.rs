@@ -118,7 +118,7 @@ fn rollout_mix_is_read_and_bounded() {
 
 #[test]
 fn a_config_of_a_newer_format_is_refused() {
-    let message = error_text("config_version: 6\ngame: dvonn\n");
+    let message = error_text("config_version: 7\ngame: dvonn\n");
     assert!(message.starts_with("run.yaml:1:"), "{message}");
     assert!(message.contains("newer gipfzero"), "{message}");
     assert!(error_text("config_version: 0\n").contains("config_version"));
@@ -396,4 +396,13 @@ fn format_4_searches_know_no_proven_results() {
     assert_eq!(old.config_version, CONFIG_VERSION);
     let written = parse("config_version: 4\ngame: dvonn\nself_play:\n  search: {solver: true}\n").unwrap();
     assert!(written.self_play.search.solver && !written.evaluation.search.solver);
+}
+
+#[test]
+fn format_5_runs_let_self_play_and_sgd_take_turns() {
+    assert!(parse("game: dvonn\n").unwrap().overlap);
+    let old = parse("config_version: 5\ngame: dvonn\n").unwrap();
+    assert!(!old.overlap);
+    assert_eq!(old.config_version, CONFIG_VERSION);
+    assert!(parse("config_version: 5\ngame: dvonn\noverlap: true\n").unwrap().overlap);
 }

@@ -23,6 +23,8 @@ impl RunConfig {
     /// `evaluation.every` or `checkpoints.every` 5.
     ///
     /// Format 4: no `solver` in a search block: its builds had no MCTS-solver, so it is false.
+    ///
+    /// Format 5: no `overlap`: its builds let self-play and SGD take turns, so it is false.
     pub(super) fn upgrade(&mut self, locator: &Locator) -> Result<(), Invalid> {
         if self.config_version == 1 {
             if !locator.contains("training.root_value_weight") {
@@ -71,6 +73,12 @@ impl RunConfig {
         if self.config_version == 4 {
             self.switch_off_where_unwritten(locator, "solver", |search| &mut search.solver);
             self.config_version = 5;
+        }
+        if self.config_version == 5 {
+            if !locator.contains("overlap") {
+                self.overlap = false;
+            }
+            self.config_version = 6;
         }
         Ok(())
     }
