@@ -235,6 +235,35 @@ fn benchmarks_print_throughput() {
 }
 
 #[test]
+fn the_gpu_check_runs_its_steps_and_prints_one_table() {
+    // On the CPU with small settings: every step of scripts/gpu-check.sh runs and lands in the
+    // table (on a CUDA machine the same script measures the GPU).
+    let dir = scratch("gpu-check");
+    let output = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
+        .args([env!("CARGO_BIN_EXE_gipfzero"), dir.to_str().unwrap()])
+        .env("GIPFZERO_CHECK_DEVICE", "cpu")
+        .env("GIPFZERO_CHECK_QUICK", "1")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("the script runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let table = std::fs::read_to_string(dir.join("table.txt")).unwrap();
+    assert_eq!(table, text(&output.stdout));
+    for line in ["f32  bare forward    batch  512", "bf16  server 4 clients", "in flight 16  self-play:", "in flight 16  bare forward at batch", "train iteration 0: self-play"] {
+        assert!(table.contains(line), "no {line:?} in\n{table}");
+    }
+}
+
+#[test]
+fn bench_selfplay_uses_every_worker_and_a_replica_each() {
+    let output = gipfzero(&["--threads", "2", "bench", "selfplay", "dvonn", "--tiny", "--in-flight", "4", "--games", "4", "--simulations", "4", "--device", "cpu"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("4 games, 4 simulations, 2 workers, 2 network replicas"), "{stdout}");
+    assert!(stdout.contains("bare forward at batch") && stdout.contains("on 2 replicas"), "{stdout}");
+}
+
+#[test]
 fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     let dir = scratch("evaluate-checkpoint");
     let config = quick_config("dvonn", &dir);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use gipfzero_games::{Action, Spec};
 use tch::{Device, Kind, Tensor};
 
-use crate::inference::{InferenceError, InferenceServer, ServerConfig};
+use crate::inference::{InferenceError, InferenceServer, Precision, ServerConfig};
 use crate::network::{NetConfig, NetConfigError, Network};
 use crate::runtime::DeviceChoice;
 
@@ -31,12 +31,14 @@ pub fn random_observations(spec: &Spec, positions: usize) -> Vec<f32> {
 /// a freshly initialised `net_config` network, for each batch size, each measured for about
 /// `duration` after one warm-up pass. `replicas` threads run passes at the same time, each on
 /// its own copy of the network (as the inference server's replicas do), and their positions
-/// are added up; each thread keeps the caller's intra-op thread count.
+/// are added up; each thread keeps the caller's intra-op thread count. In `precision` as the
+/// server computes (weights and inputs in bf16 for [`Precision::Bf16`]).
 pub fn forward_throughput(
     spec: &Spec,
     net_config: &NetConfig,
     batch_sizes: &[usize],
     device: DeviceChoice,
+    precision: Precision,
     duration: Duration,
     replicas: usize,
 ) -> Result<Vec<Throughput>, NetConfigError> {
@@ -51,13 +53,17 @@ pub fn forward_throughput(
             let passes: usize = thread::scope(|scope| {
                 let threads: Vec<_> = (0..replicas.max(1))
                     .map(|_| {
-                        let network = network.copy_to(device);
+                        let mut network = network.copy_to(device);
+                        if precision == Precision::Bf16 {
+                            network.var_store_mut().bfloat16();
+                        }
                         let observations = &observations;
                         scope.spawn(move || {
                             tch::set_num_threads(intra_op);
                             let xs = Tensor::from_slice(observations)
                                 .reshape([batch as i64, spec.observation_len() as i64])
-                                .to_device(device);
+                                .to_device(device)
+                                .to_kind(network.parameter_kind());
                             let pass = || {
                                 let output = tch::no_grad(|| network.forward(&xs));
                                 // Reading the results back waits for the device, like a real

@@ -59,6 +59,18 @@ pub enum Precision {
     Bf16,
 }
 
+impl std::str::FromStr for Precision {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "f32" => Ok(Precision::F32),
+            "bf16" => Ok(Precision::Bf16),
+            _ => Err(format!("unknown precision \"{text}\": expected f32 or bf16")),
+        }
+    }
+}
+
 /// How the server batches and where it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {

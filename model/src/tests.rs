@@ -834,6 +834,7 @@ mod bench {
 
     use super::*;
     use crate::bench::{forward_throughput, server_throughput};
+    use crate::inference::Precision;
     use crate::{DeviceChoice, ServerConfig};
 
     #[test]
@@ -844,14 +845,20 @@ mod bench {
             &NetConfig::tiny(),
             &[1, 4],
             DeviceChoice::Cpu,
+            Precision::F32,
             Duration::from_millis(20),
             1,
         )
         .unwrap();
         assert_eq!(figures.iter().map(|f| f.batch).collect::<Vec<_>>(), [1, 4]);
         assert!(figures.iter().all(|f| f.positions_per_s.is_finite() && f.positions_per_s > 0.0));
-        let replicated = forward_throughput(&DVONN, &NetConfig::tiny(), &[4], DeviceChoice::Cpu, Duration::from_millis(20), 2).unwrap();
-        assert!(replicated[0].positions_per_s.is_finite() && replicated[0].positions_per_s > 0.0);
+        for precision in [Precision::F32, Precision::Bf16] {
+            let replicated = forward_throughput(&DVONN, &NetConfig::tiny(), &[4], DeviceChoice::Cpu, precision, Duration::from_millis(20), 2).unwrap();
+            assert!(replicated[0].positions_per_s.is_finite() && replicated[0].positions_per_s > 0.0, "{precision:?}");
+        }
+        assert_eq!("bf16".parse::<Precision>(), Ok(Precision::Bf16));
+        assert_eq!("f32".parse::<Precision>(), Ok(Precision::F32));
+        assert!("fp16".parse::<Precision>().is_err());
         let config = ServerConfig { device: DeviceChoice::Cpu, ..Default::default() };
         let rate =
             server_throughput(&DVONN, &NetConfig::tiny(), config, 2, 4, Duration::from_millis(20))

@@ -51,6 +51,9 @@ pub enum BenchCommand {
         /// auto, cpu, cuda or cuda:N.
         #[arg(long, default_value = "auto")]
         device: gipfzero_model::DeviceChoice,
+        /// f32, or bf16 (weights and inputs; meant for GPUs).
+        #[arg(long, default_value = "f32")]
+        precision: gipfzero_model::Precision,
         /// Seconds of measurement per figure.
         #[arg(long, default_value_t = 1.0)]
         seconds: f64,
@@ -101,13 +104,13 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             let setting = GameSetting { game, variant, setup: None, seed: None };
             setting.start()?.visit(TrainBench { config, batch, steps })
         }
-        BenchCommand::Model { game, variant, config, device, seconds } => {
+        BenchCommand::Model { game, variant, config, device, precision, seconds } => {
             let config = match config {
                 Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
                 None => gipfzero_train::config::RunConfig::embedded_default(),
             };
             let setting = GameSetting { game, variant, setup: None, seed: None };
-            setting.start()?.visit(ModelBench { config, device, duration: Duration::from_secs_f64(seconds) })
+            setting.start()?.visit(ModelBench { config, device, precision, duration: Duration::from_secs_f64(seconds) })
         }
         BenchCommand::Mcts { game, variant, simulations, trees } => {
             let setting = GameSetting { game, variant, setup: None, seed: None };
@@ -268,6 +271,7 @@ impl GameVisitor for TrainBench {
 struct ModelBench {
     config: gipfzero_train::config::RunConfig,
     device: gipfzero_model::DeviceChoice,
+    precision: gipfzero_model::Precision,
     duration: Duration,
 }
 
@@ -279,21 +283,22 @@ impl GameVisitor for ModelBench {
         let spec = start.spec();
         let net = &self.config.network;
         println!(
-            "{} {}: {} blocks x {} channels on {} ({}), libtorch intra-op threads {}",
+            "{} {}: {} blocks x {} channels on {} ({}), {:?}, libtorch intra-op threads {}",
             spec.game,
             spec.variant,
             net.blocks,
             net.channels,
             self.device,
             format!("{:?}", self.device.resolve()).to_lowercase(),
+            self.precision,
             tch::get_num_threads()
         );
         let batches = [1, 8, 64, 256, 512];
-        for figure in forward_throughput(spec, net, &batches, self.device, self.duration, 1)? {
+        for figure in forward_throughput(spec, net, &batches, self.device, self.precision, self.duration, 1)? {
             println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
         }
         for (clients, request) in [(1, 64), (4, 64)] {
-            let config = ServerConfig { max_batch: 256, device: self.device, ..ServerConfig::default() };
+            let config = ServerConfig { max_batch: 256, device: self.device, precision: self.precision, ..ServerConfig::default() };
             let rate = server_throughput(spec, net, config, clients, request, self.duration)?;
             println!("server {clients} client{} x {request}: {rate:>10.0} positions/s", if clients == 1 { " " } else { "s" });
         }

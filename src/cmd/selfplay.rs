@@ -13,7 +13,7 @@ use gipfzero_mcts::{
     Evaluator, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use gipfzero_model::bench::forward_throughput;
-use gipfzero_model::{DeviceChoice, NetConfig, Network};
+use gipfzero_model::{DeviceChoice, NetConfig, Network, Precision};
 use gipfzero_train::agents::ServedNetwork;
 use gipfzero_selfplay::{
     CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, Generator, GeneratorConfig,
@@ -266,10 +266,16 @@ pub struct BenchSelfplayArgs {
     #[arg(long)]
     pub games: Option<u64>,
     /// The small test network instead of the 6 × 64 one (`NetConfig::medium`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub tiny: bool,
+    /// A run config whose network (shape, freshly initialised) plays instead.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
+    /// f32, or bf16 (the server's weights and inputs; meant for GPUs).
+    #[arg(long, default_value = "f32")]
+    pub precision: Precision,
 }
 
 pub fn bench(args: BenchSelfplayArgs) -> anyhow::Result<()> {
@@ -286,11 +292,15 @@ impl GameVisitor for Bench<'_> {
     fn visit<G: Game>(self, start: G) -> Self::Output {
         let args = self.args;
         let spec = start.spec();
-        let net_config = if args.tiny { NetConfig::tiny() } else { NetConfig::medium() };
+        let net_config = match (&args.config, args.tiny) {
+            (Some(path), _) => gipfzero_train::config::RunConfig::load(path)?.network,
+            (None, true) => NetConfig::tiny(),
+            (None, false) => NetConfig::medium(),
+        };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
         // One worker per thread of `--threads`, as `gipfzero selfplay` and training run.
         let workers = rayon::current_num_threads().min(args.in_flight.max(1));
-        let served = ServedNetwork::serve(&network, spec, args.device, args.in_flight, workers)?;
+        let served = ServedNetwork::serve_in(&network, spec, args.device, args.precision, args.in_flight, workers)?;
         let replicas = served.replicas();
         let evaluator = served.evaluator(0.0, 0)?;
         let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
@@ -309,11 +319,11 @@ impl GameVisitor for Bench<'_> {
         // The batch a forward pass saw: the evaluator's calls are the workers' requests, one
         // pass each on a CPU (a replica takes one request), merged on a GPU.
         let batch = summary.mean_batch().round().max(1.0) as usize;
-        let forward = forward_throughput(spec, &net_config, &[batch], args.device, Duration::from_secs(2), replicas)?;
+        let forward = forward_throughput(spec, &net_config, &[batch], args.device, args.precision, Duration::from_secs(2), replicas)?;
         let bare = forward[0].positions_per_s;
         println!(
-            "{} {}: {} games, {} simulations, {} workers, {} network replicas, device {}",
-            spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, args.device
+            "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}",
+            spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device
         );
         println!(
             "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {}), {:.1} s",

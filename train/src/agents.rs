@@ -18,7 +18,7 @@ use gipfzero_mcts::{
     MixedEvaluator, RolloutEvaluator, RootPolicy, SearchConfig, SearchError,
 };
 use gipfzero_model::checkpoint::{self, CheckpointError};
-use gipfzero_model::{DeviceChoice, InferenceError, InferenceServer, Network, NetworkEvaluator, ServerConfig};
+use gipfzero_model::{DeviceChoice, InferenceError, InferenceServer, Network, NetworkEvaluator, Precision, ServerConfig};
 use gipfzero_play::{turn_shares, AgentSource, Baseline, BaselineError};
 use thiserror::Error;
 
@@ -108,6 +108,11 @@ impl ServedNetwork {
     /// a searcher's share of `max_batch`; on a GPU one replica gathers them all into one batch
     /// of up to `max_batch`.
     pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
+        Self::serve_in(network, spec, device, Precision::F32, max_batch, searchers)
+    }
+
+    /// [`ServedNetwork::serve`] computing in `precision`.
+    pub fn serve_in(network: &Network, spec: &'static Spec, device: DeviceChoice, precision: Precision, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let searchers = searchers.max(1);
         let on_cpu = device.resolve() == tch::Device::Cpu;
         let (replicas, max_batch) = if on_cpu { (searchers, max_batch.div_ceil(searchers)) } else { (1, max_batch) };
@@ -116,6 +121,7 @@ impl ServedNetwork {
             // Searches send whole steps: waiting for more requests would only add latency.
             max_wait: Duration::ZERO,
             device,
+            precision,
             replicas,
             ..ServerConfig::default()
         };

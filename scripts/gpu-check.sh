@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The GPU check (issue 21): what a CUDA machine does with this build, in one run of under 8
+# minutes, ending in one table. Run it whenever a CUDA machine is at hand and put the table in
+# docs/PERFORMANCE.md ("GPU").
+#
+#   scripts/gpu-check.sh [BINARY] [OUT_DIR]
+#
+# BINARY is a release build (default target/release/gipfzero); on a machine with another
+# torch 2.11.0 install, run it with LD_LIBRARY_PATH=<that torch>/lib. OUT_DIR (default $OUT,
+# else a temporary folder) receives every command's output and table.txt.
+#
+# What it runs, each step under its own time limit so that one slow step cannot eat the rest:
+# 1. `gipfzero info` (libtorch, CUDA, cuDNN);
+# 2. `bench model` on the GPU-sized network of configs/zertz.yaml: the forward pass at batch
+#    1…512 and through the inference server, in f32 and in bf16;
+# 3. `bench selfplay` with that network on the device: self-play at 128 and 512 games in
+#    flight against the bare forward pass at the batch it reached;
+# 4. two iterations of configs/zertz.yaml (self-play, SGD, checkpoints) from scratch.
+#
+# GIPFZERO_CHECK_DEVICE=cpu GIPFZERO_CHECK_QUICK=1 runs the same steps on the CPU with small
+# settings (the test suite does, so that the script stays runnable between GPU sessions).
+set -uo pipefail
+bin=${1:-target/release/gipfzero}
+out=${2:-${OUT:-$(mktemp -d)}}
+device=${GIPFZERO_CHECK_DEVICE:-cuda}
+quick=${GIPFZERO_CHECK_QUICK:-0}
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+
+if [ "$quick" = 1 ]; then
+    config=configs/quick.yaml seconds=0.05 in_flight="8 16" simulations=4 iterations=1 limit=60
+else
+    config=configs/zertz.yaml seconds=1 in_flight="128 512" simulations=64 iterations=2 limit=0
+fi
+# A step's time limit: `limit` when set (quick mode), else the step's own.
+within() { local seconds=$1; shift; [ "$limit" != 0 ] && seconds=$limit; timeout "$seconds" "$@"; }
+status=0
+step() { # name, seconds, command…
+    local name=$1 seconds=$2; shift 2
+    echo "== $name" >&2
+    within "$seconds" "$@" > "$out/$name.txt" 2>&1
+    local rc=$?
+    [ $rc = 0 ] || { echo "   $name failed (exit $rc): see $out/$name.txt" >&2; status=1; }
+    cat "$out/$name.txt" >&2
+}
+
+step info 60 "$bin" info
+for precision in f32 bf16; do
+    step "model-$precision" 75 "$bin" bench model zertz --config "$config" --device "$device" \
+        --precision "$precision" --seconds "$seconds"
+done
+for games in $in_flight; do
+    step "selfplay-$games" 75 "$bin" bench selfplay zertz --config "$config" --device "$device" \
+        --in-flight "$games" --games $((games * 2)) --simulations "$simulations"
+done
+run_dir="$out/zertz-run"
+rm -rf "$run_dir"
+step train 200 "$bin" train "$config" --run-dir "$run_dir" --iterations "$iterations"
+
+# One table: every figure with the step it came from.
+{
+    echo "gpu-check $(date -u +%Y-%m-%dT%H:%MZ), device $device, config $config"
+    grep -h -E "^(libtorch|cuda|device)" "$out/info.txt" 2>/dev/null
+    for precision in f32 bf16; do
+        grep -h -E "bare forward|server" "$out/model-$precision.txt" 2>/dev/null | sed "s/^/$precision  /"
+    done
+    for games in $in_flight; do
+        grep -h -E "^(self-play|bare forward)" "$out/selfplay-$games.txt" 2>/dev/null | sed "s/^/in flight $games  /"
+    done
+    if [ -f "$run_dir/metrics.jsonl" ]; then
+        python3 - "$run_dir/metrics.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    sp, tr = m["self_play"], m.get("training") or {}
+    print(f"train iteration {m['iteration']}: self-play {sp['positions']} positions in {sp['seconds']:.1f} s "
+          f"({sp['positions_per_second']:.0f}/s), SGD {tr.get('steps', 0)} steps in {tr.get('seconds', 0):.1f} s, "
+          f"elapsed {m['elapsed_s']:.1f} s, cpu {m.get('cpu_s') or 0:.0f} s")
+PY
+    else
+        echo "train: no metrics (see $out/train.txt)"
+    fi
+} | tee "$out/table.txt"
+exit $status
