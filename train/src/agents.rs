@@ -103,19 +103,21 @@ pub struct ServedNetwork {
 impl ServedNetwork {
     /// Serves `network` (of `spec`'s variant) on `device` to `searchers` threads that search
     /// at once, sending at most `max_batch` positions among them (the games in flight: more
-    /// never come at once). On a CPU every searcher gets a replica of the network (one forward
-    /// pass runs on one core, so the searchers' passes run side by side) and a batch closes at
-    /// a searcher's share of `max_batch`; on a GPU one replica gathers them all into one batch
-    /// of up to `max_batch`.
+    /// never come at once). On a CPU every searcher gets a replica of the network, up to one
+    /// per core (one forward pass runs on one core, so the searchers' passes run side by side),
+    /// and a batch closes at a replica's share of `max_batch`; on a GPU one replica gathers
+    /// them all into one batch of up to `max_batch`.
     pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         Self::serve_in(network, spec, device, Precision::F32, max_batch, searchers)
     }
 
     /// [`ServedNetwork::serve`] computing in `precision`.
     pub fn serve_in(network: &Network, spec: &'static Spec, device: DeviceChoice, precision: Precision, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        let searchers = searchers.max(1);
+        // More replicas than cores would only take turns on them.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let on_cpu = device.resolve() == tch::Device::Cpu;
-        let (replicas, max_batch) = if on_cpu { (searchers, max_batch.div_ceil(searchers)) } else { (1, max_batch) };
+        let replicas = if on_cpu { searchers.clamp(1, cores) } else { 1 };
+        let max_batch = max_batch.div_ceil(replicas);
         let config = ServerConfig {
             max_batch: max_batch.max(1),
             // Searches send whole steps: waiting for more requests would only add latency.
