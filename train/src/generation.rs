@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 
 use gipfzero_games::Game;
 use gipfzero_model::Network;
-use gipfzero_selfplay::generator::{league_tally, Generator, GeneratorConfig};
+use gipfzero_mcts::{parse_agent, Agent};
+use gipfzero_selfplay::generator::{league_tally, BoxError, Generator, GeneratorConfig, OpponentFactory};
 use gipfzero_selfplay::shard::{read_shard, ShardData};
 use thiserror::Error;
 
 use crate::agents::{AgentsError, ServedNetwork};
-use crate::config::RunConfig;
-use crate::pipeline::{Generation, SelfPlay};
+use crate::config::{Opponent, RunConfig};
+use crate::pipeline::{fixed_network, Generation, SelfPlay};
 use crate::replay::Samples;
 use crate::run::RunDir;
 
@@ -40,6 +41,12 @@ pub enum GenerationError {
     },
     #[error("{}: positions of another variant ({found} for {expected})", path.display())]
     Variant { path: PathBuf, found: String, expected: String },
+    #[error("league opponent {name}")]
+    Opponent {
+        name: String,
+        #[source]
+        source: BoxError,
+    },
 }
 
 /// The directory of generation `generation`'s shards and records inside a run.
@@ -92,15 +99,46 @@ fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, Gener
     Ok(batch.sorted_by_game())
 }
 
+impl<G: Game> ShardSelfPlay<G> {
+    /// The league's opponents: baselines from their spec, fixed networks (`checkpoint:`,
+    /// `model:`) served once for the generation (one replica per worker on a CPU, all their
+    /// games sharing it) and searching as the run's evaluation matches do.
+    fn league_opponents(&self, workers: usize) -> Result<Box<OpponentFactory<G>>, GenerationError> {
+        let names = self.config.self_play.league.as_ref().map(|league| league.opponents.clone()).unwrap_or_default();
+        let spec = self.start.spec();
+        let device = self.config.device_choice();
+        let mut networks = Vec::new();
+        for name in &names {
+            let failed = |source: BoxError| GenerationError::Opponent { name: name.clone(), source };
+            let opponent: Opponent = name.parse().map_err(|message: String| failed(message.into()))?;
+            let network = fixed_network(&opponent, spec, device.resolve()).map_err(|e| failed(Box::new(e)))?;
+            let served = network
+                .map(|network| ServedNetwork::serve(&network, spec, device, self.config.self_play.games_in_flight, workers))
+                .transpose()?;
+            networks.push(served);
+        }
+        let search = self.config.evaluation.search.for_evaluation();
+        Ok(Box::new(move |index: usize, seed: u64| -> Result<Box<dyn Agent<G>>, BoxError> {
+            match &networks[index] {
+                Some(network) => Ok(Box::new(network.agent::<G>(names[index].clone(), &search, seed)?)),
+                None => Ok(parse_agent::<G>(&names[index], seed)?),
+            }
+        }))
+    }
+}
+
 impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
     type Error = GenerationError;
 
     fn generate(&mut self, run: &RunDir, network: &Network, generation: u64, seed: u64) -> Result<Generation, GenerationError> {
         let directory = generation_dir(run, generation);
         let config = self.generator_config(seed);
-        let served = ServedNetwork::serve(network, self.start.spec(), self.config.device_choice(), config.games_in_flight, config.workers)?;
+        let spec = self.start.spec();
+        let device = self.config.device_choice();
+        let served = ServedNetwork::serve(network, spec, device, config.games_in_flight, config.workers)?;
         let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
-        let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?;
+        let opponents = self.league_opponents(config.workers)?;
+        let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?.with_opponents(opponents);
         let summary = generator.run(&evaluator, &mut ())?;
         drop(served);
         let samples = load_generation(&directory, &self.start)?;
@@ -153,5 +191,40 @@ mod tests {
             let many = generate(workers);
             assert!(many == one, "{workers} workers played other games");
         }
+    }
+
+    #[test]
+    fn league_games_may_pit_the_network_against_a_fixed_network() {
+        let _rng = crate::TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        tch::set_num_threads(1);
+        let base = crate::fresh_test_dir("generation-league-network");
+        let start = Dvonn::new();
+        let mut config = RunConfig::from_yaml(include_str!("../../configs/quick.yaml"), "configs/quick.yaml").unwrap();
+        config.device = "cpu".into();
+        tch::manual_seed(4);
+        let opponent = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
+        let path = base.join("opponent");
+        std::fs::create_dir_all(&base).unwrap();
+        gipfzero_model::checkpoint::save(&path, &opponent, &Default::default()).unwrap();
+        let name = format!("checkpoint:{}", path.display());
+        config.self_play.games = 4;
+        config.self_play.league = Some(gipfzero_selfplay::LeagueConfig { share: 1.0, opponents: vec![name.clone()] });
+        tch::manual_seed(5);
+        let network = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
+        let run = RunDir::new(base.join("run"));
+        let generation = ShardSelfPlay::new(start, &config).generate(&run, &network, 0, 3).unwrap();
+        // Every game is a league game against the checkpoint, tallied and recorded by name.
+        assert_eq!(generation.league.len(), 1);
+        let tally = &generation.league[0];
+        assert_eq!((tally.opponent.as_str(), tally.wins + tally.draws + tally.losses), (name.as_str(), 4));
+        let records = std::fs::read_to_string(generation_dir(&run, 0).join(gipfzero_selfplay::RECORDS_FILE)).unwrap();
+        assert_eq!(records.lines().count(), 4);
+        assert!(records.lines().all(|line| line.contains(&format!("\"{name}\""))), "{records}");
+
+        // A network that is not there stops the generation, naming it.
+        config.self_play.league = Some(gipfzero_selfplay::LeagueConfig { share: 1.0, opponents: vec!["checkpoint:/nonexistent/net".into()] });
+        let error = ShardSelfPlay::new(start, &config).generate(&RunDir::new(base.join("missing")), &network, 0, 3).unwrap_err();
+        assert!(error.to_string().contains("league opponent checkpoint:/nonexistent/net"), "{error}");
+        std::fs::remove_dir_all(&base).ok();
     }
 }

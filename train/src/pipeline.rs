@@ -474,7 +474,7 @@ fn initial_network(from: &str, spec: &gipfzero_games::Spec, config: &gipfzero_mo
 }
 
 /// The network of a `checkpoint:` or `model:` opponent; `None` for every other opponent.
-fn fixed_network(opponent: &Opponent, spec: &gipfzero_games::Spec, device: tch::Device) -> Result<Option<Network>, PipelineError> {
+pub(crate) fn fixed_network(opponent: &Opponent, spec: &gipfzero_games::Spec, device: tch::Device) -> Result<Option<Network>, PipelineError> {
     let path = match opponent {
         Opponent::Checkpoint(path) => path.clone(),
         Opponent::Model(name) => crate::agents::model_checkpoint(name)?,

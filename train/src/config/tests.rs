@@ -91,7 +91,10 @@ fn a_league_is_read_and_its_opponents_checked() {
     assert_eq!(parse("game: zertz\n").unwrap().self_play.league, None);
     let networks = "game: zertz\nself_play:\n  league:\n    share: 0.25\n    opponents:\n      - greedy\n      - previous\n";
     let message = error_text(networks);
-    assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: league opponents are random, greedy or rollout:N"), "{message}");
+    assert!(message.starts_with("run.yaml:7:9: self_play.league.opponents.1: league opponents are random, greedy, rollout:N, checkpoint:PATH or model:NAME"), "{message}");
+    // Fixed networks may play league games (the run's own `previous` and `best` may not).
+    let fixed = parse("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents: [model:zertz, checkpoint:runs/a/checkpoints/iter-000009]\n").unwrap();
+    assert_eq!(fixed.self_play.league.unwrap().opponents, ["model:zertz", "checkpoint:runs/a/checkpoints/iter-000009"]);
     let share = error_text("game: zertz\nself_play:\n  league:\n    share: 1.5\n    opponents: [random]\n");
     assert!(share.starts_with("run.yaml:4:") && share.contains("self_play.league.share"), "{share}");
     let empty = error_text("game: zertz\nself_play:\n  league:\n    share: 0.5\n    opponents: []\n");

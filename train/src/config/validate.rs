@@ -148,7 +148,8 @@ impl RunConfig {
             for (i, name) in league.opponents.iter().enumerate() {
                 let path = format!("self_play.league.opponents.{i}");
                 let opponent: Opponent = name.parse().map_err(|message: String| Invalid::new(&path, message))?;
-                check(opponent.is_baseline(), &path, "league opponents are random, greedy or rollout:N")?;
+                let fixed = opponent.is_baseline() || matches!(opponent, Opponent::Checkpoint(_) | Opponent::Model(_));
+                check(fixed, &path, "league opponents are random, greedy, rollout:N, checkpoint:PATH or model:NAME")?;
             }
         }
 
