@@ -270,191 +270,191 @@ pub fn run<G: Game>(
     };
     let intra_op = config.threads.intra_op as i32;
     thread::scope(|scope| -> Result<(), PipelineError> {
-    let mut background: Option<thread::ScopedJoinHandle<'_, Result<(Generation, f64), PipelineError>>> = None;
-    for iteration in first_iteration..config.iterations {
-        let previous = trainer.network().copy_to(device);
+        let mut background: Option<thread::ScopedJoinHandle<'_, Result<(Generation, f64), PipelineError>>> = None;
+        for iteration in first_iteration..config.iterations {
+            let previous = trainer.network().copy_to(device);
 
-        // 1–2. Self-play into the window: the generation played in the background since the
-        // last iteration, or the one a restart finds in play, or (first, or without overlap)
-        // one played now by the newest network.
-        let (generation, seconds) = match (background.take(), next_generation.take()) {
-            (Some(handle), _) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
-            (None, Some(state)) => {
-                let player = checkpoint::load(run.root().join(&state.player), spec, device)?.network;
-                generate(&player, state.generation, state.seed)?
-            }
-            (None, None) => {
-                let player = best.as_ref().unwrap_or(trainer.network());
-                generate(player, iteration as u64, seeds.next_u64())?
-            }
-        };
-        // Overlap: the next generation is fixed now — its seed, and its player: the network as
-        // it is before this iteration's SGD, with a restart copy for the commit point — and
-        // starts at once unless this is the last iteration (a run extended later plays it).
-        if config.overlap {
-            let next = NextGeneration {
-                generation: iteration as u64 + 1,
-                seed: seeds.next_u64(),
-                player: relative(&run, &run.resume_player(iteration as u64 + 1)),
-            };
-            let player = best.as_ref().unwrap_or(trainer.network());
-            checkpoint::save(run.root().join(&next.player), player, &Default::default())?;
-            if iteration + 1 < config.iterations {
-                let player = player.copy_to(device);
-                let (generate, generation, seed) = (&generate, next.generation, next.seed);
-                background = Some(scope.spawn(move || {
-                    // libtorch's OpenMP setting is per thread.
-                    tch::set_num_threads(intra_op);
-                    generate(&player, generation, seed)
-                }));
-            }
-            next_generation = Some(next);
-        }
-        let positions = generation.samples.len() as u64;
-        let positions_resumed = positions.saturating_sub(generation.positions_played);
-        let league = generation.league;
-        window
-            .add_generation(iteration as u64, generation.samples)
-            .map_err(|source| PipelineError::SelfPlay {
-                generation: iteration as u64,
-                source: Box::new(source),
-            })?;
-        let self_play_metrics = SelfPlayMetrics {
-            games: generation.games,
-            positions,
-            seconds,
-            positions_per_second: generation.positions_played as f64 / seconds.max(1e-9),
-            positions_resumed,
-            mean_game_length: generation.actions as f64 / generation.games.max(1) as f64,
-            window_positions: window.stored_positions() as u64,
-            league,
-        };
-
-        // 3. SGD.
-        let training_began = Instant::now();
-        let mut steps = Vec::new();
-        if window.ready() {
-            for _ in 0..config.training.steps_per_iteration {
-                let Some(batch) = window.sample(config.training.batch_size) else {
-                    break;
-                };
-                steps.push(trainer.train_step(start, &batch));
-            }
-        }
-        let training = TrainingMetrics::from_steps(&steps, training_began.elapsed().as_secs_f64());
-
-        // 4. Checkpoints.
-        let state = trainer.training_state(&config.hash());
-        let network = trainer.network();
-        checkpoint::save(run.latest_checkpoint(), network, &state)?;
-        let trainer_checkpoint = run.resume_trainer(iteration);
-        checkpoint::save(&trainer_checkpoint, network, &state)?;
-        if (iteration + 1) % config.checkpoints.every == 0 {
-            checkpoint::save(run.iteration_checkpoint(iteration), network, &state)?;
-            prune_checkpoints(&run, iteration, config.checkpoints.keep);
-        }
-
-        // 5. Evaluation and gating.
-        let mut evaluations = Vec::new();
-        let mut accepted = None;
-        let evaluation = &config.evaluation;
-        if evaluation.every > 0 && (iteration + 1) % evaluation.every == 0 {
-            for opponent in &evaluation.opponents {
-                let loaded;
-                let opponent_network = match opponent {
-                    Opponent::Previous => Some(&previous),
-                    Opponent::Best => best.as_ref().or(Some(&previous)),
-                    // A fixed network (`checkpoint:`, `model:`), or none for a baseline.
-                    _ => {
-                        loaded = fixed_network(opponent, spec, device)?;
-                        loaded.as_ref()
-                    }
-                };
-                let report = arena
-                    .play(
-                        network,
-                        opponent,
-                        opponent_network,
-                        evaluation.games,
-                        seeds.next_u64(),
-                    )
-                    .map_err(|source| PipelineError::Evaluation {
-                        opponent: opponent.to_string(),
-                        source: Box::new(source),
-                    })?;
-                evaluations.push(EvaluationMetrics::new(&opponent.to_string(), &report));
-            }
-            if let (Some(gating), Some(champion)) = (&evaluation.gating, best.as_ref()) {
-                let games = gating.games.unwrap_or(evaluation.games);
-                let seed = seeds.next_u64();
-                let mut gate = |player: &Network, name: &str, opponent_network: Option<&Network>| {
-                    arena
-                        .play(player, &gating.against, opponent_network, games, seed)
-                        .map(|report| EvaluationMetrics::new(name, &report))
-                        .map_err(|source| PipelineError::Evaluation {
-                            opponent: name.to_string(),
-                            source: Box::new(source),
-                        })
-                };
-                let wins = if gating.against == Opponent::Best {
-                    let result = gate(network, "best (gating)", Some(champion))?;
-                    let wins = result.score >= gating.threshold;
-                    evaluations.push(result);
-                    wins
-                } else {
-                    // Both play the baseline (or the fixed network) over the same openings and
-                    // seeds.
-                    let against = gating.against.to_string();
-                    let fixed = fixed_network(&gating.against, spec, device)?;
-                    let new = gate(network, &format!("{against} (gating)"), fixed.as_ref())?;
-                    let old = gate(champion, &format!("{against} (gating, best)"), fixed.as_ref())?;
-                    let wins = new.score - old.score >= gating.threshold - 0.5;
-                    evaluations.extend([new, old]);
-                    wins
-                };
-                if wins {
-                    best = Some(network.copy_to(device));
+            // 1–2. Self-play into the window: the generation played in the background since the
+            // last iteration, or the one a restart finds in play, or (first, or without overlap)
+            // one played now by the newest network.
+            let (generation, seconds) = match (background.take(), next_generation.take()) {
+                (Some(handle), _) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
+                (None, Some(state)) => {
+                    let player = checkpoint::load(run.root().join(&state.player), spec, device)?.network;
+                    generate(&player, state.generation, state.seed)?
                 }
-                accepted = Some(wins);
+                (None, None) => {
+                    let player = best.as_ref().unwrap_or(trainer.network());
+                    generate(player, iteration as u64, seeds.next_u64())?
+                }
+            };
+            // Overlap: the next generation is fixed now — its seed, and its player: the network as
+            // it is before this iteration's SGD, with a restart copy for the commit point — and
+            // starts at once unless this is the last iteration (a run extended later plays it).
+            if config.overlap {
+                let next = NextGeneration {
+                    generation: iteration as u64 + 1,
+                    seed: seeds.next_u64(),
+                    player: relative(&run, &run.resume_player(iteration as u64 + 1)),
+                };
+                let player = best.as_ref().unwrap_or(trainer.network());
+                checkpoint::save(run.root().join(&next.player), player, &Default::default())?;
+                if iteration + 1 < config.iterations {
+                    let player = player.copy_to(device);
+                    let (generate, generation, seed) = (&generate, next.generation, next.seed);
+                    background = Some(scope.spawn(move || {
+                        // libtorch's OpenMP setting is per thread.
+                        tch::set_num_threads(intra_op);
+                        generate(&player, generation, seed)
+                    }));
+                }
+                next_generation = Some(next);
             }
-        }
-        if let Some(champion) = &best {
-            checkpoint::save(run.best_checkpoint(), champion, &Default::default())?;
-            if accepted == Some(true) || best_checkpoint.is_none() {
-                let path = run.resume_best(iteration);
-                checkpoint::save(&path, champion, &Default::default())?;
-                best_checkpoint = Some(relative(&run, &path));
-            }
-        }
+            let positions = generation.samples.len() as u64;
+            let positions_resumed = positions.saturating_sub(generation.positions_played);
+            let league = generation.league;
+            window
+                .add_generation(iteration as u64, generation.samples)
+                .map_err(|source| PipelineError::SelfPlay {
+                    generation: iteration as u64,
+                    source: Box::new(source),
+                })?;
+            let self_play_metrics = SelfPlayMetrics {
+                games: generation.games,
+                positions,
+                seconds,
+                positions_per_second: generation.positions_played as f64 / seconds.max(1e-9),
+                positions_resumed,
+                mean_game_length: generation.actions as f64 / generation.games.max(1) as f64,
+                window_positions: window.stored_positions() as u64,
+                league,
+            };
 
-        // 6. Metrics, plots, then the commit point.
-        let record = IterationMetrics {
-            iteration,
-            step: trainer.step_count(),
-            elapsed_s: began.elapsed().as_secs_f64(),
-            cpu_s: cpu_before.zip(process_cpu_seconds()).map(|(before, now)| before + now),
-            self_play: self_play_metrics,
-            training,
-            evaluations,
-            accepted,
-        };
-        run.append_metrics(&record)?;
-        metrics.push(record);
-        run.plot(&metrics)?;
-        let committed = ResumeState {
-            iteration: iteration + 1,
-            step: trainer.step_count(),
-            checkpoint: relative(&run, &trainer_checkpoint),
-            best: best_checkpoint.clone(),
-            replay: window.state(),
-            next_self_play_seed: seeds.state(),
-            next_generation: next_generation.clone(),
-        };
-        run.write_resume(&committed)?;
-        run.prune_resume(Some(&committed));
-        progress(metrics.last().expect("just pushed"));
-    }
-    Ok(())
+            // 3. SGD.
+            let training_began = Instant::now();
+            let mut steps = Vec::new();
+            if window.ready() {
+                for _ in 0..config.training.steps_per_iteration {
+                    let Some(batch) = window.sample(config.training.batch_size) else {
+                        break;
+                    };
+                    steps.push(trainer.train_step(start, &batch));
+                }
+            }
+            let training = TrainingMetrics::from_steps(&steps, training_began.elapsed().as_secs_f64());
+
+            // 4. Checkpoints.
+            let state = trainer.training_state(&config.hash());
+            let network = trainer.network();
+            checkpoint::save(run.latest_checkpoint(), network, &state)?;
+            let trainer_checkpoint = run.resume_trainer(iteration);
+            checkpoint::save(&trainer_checkpoint, network, &state)?;
+            if (iteration + 1) % config.checkpoints.every == 0 {
+                checkpoint::save(run.iteration_checkpoint(iteration), network, &state)?;
+                prune_checkpoints(&run, iteration, config.checkpoints.keep);
+            }
+
+            // 5. Evaluation and gating.
+            let mut evaluations = Vec::new();
+            let mut accepted = None;
+            let evaluation = &config.evaluation;
+            if evaluation.every > 0 && (iteration + 1) % evaluation.every == 0 {
+                for opponent in &evaluation.opponents {
+                    let loaded;
+                    let opponent_network = match opponent {
+                        Opponent::Previous => Some(&previous),
+                        Opponent::Best => best.as_ref().or(Some(&previous)),
+                        // A fixed network (`checkpoint:`, `model:`), or none for a baseline.
+                        _ => {
+                            loaded = fixed_network(opponent, spec, device)?;
+                            loaded.as_ref()
+                        }
+                    };
+                    let report = arena
+                        .play(
+                            network,
+                            opponent,
+                            opponent_network,
+                            evaluation.games,
+                            seeds.next_u64(),
+                        )
+                        .map_err(|source| PipelineError::Evaluation {
+                            opponent: opponent.to_string(),
+                            source: Box::new(source),
+                        })?;
+                    evaluations.push(EvaluationMetrics::new(&opponent.to_string(), &report));
+                }
+                if let (Some(gating), Some(champion)) = (&evaluation.gating, best.as_ref()) {
+                    let games = gating.games.unwrap_or(evaluation.games);
+                    let seed = seeds.next_u64();
+                    let mut gate = |player: &Network, name: &str, opponent_network: Option<&Network>| {
+                        arena
+                            .play(player, &gating.against, opponent_network, games, seed)
+                            .map(|report| EvaluationMetrics::new(name, &report))
+                            .map_err(|source| PipelineError::Evaluation {
+                                opponent: name.to_string(),
+                                source: Box::new(source),
+                            })
+                    };
+                    let wins = if gating.against == Opponent::Best {
+                        let result = gate(network, "best (gating)", Some(champion))?;
+                        let wins = result.score >= gating.threshold;
+                        evaluations.push(result);
+                        wins
+                    } else {
+                        // Both play the baseline (or the fixed network) over the same openings and
+                        // seeds.
+                        let against = gating.against.to_string();
+                        let fixed = fixed_network(&gating.against, spec, device)?;
+                        let new = gate(network, &format!("{against} (gating)"), fixed.as_ref())?;
+                        let old = gate(champion, &format!("{against} (gating, best)"), fixed.as_ref())?;
+                        let wins = new.score - old.score >= gating.threshold - 0.5;
+                        evaluations.extend([new, old]);
+                        wins
+                    };
+                    if wins {
+                        best = Some(network.copy_to(device));
+                    }
+                    accepted = Some(wins);
+                }
+            }
+            if let Some(champion) = &best {
+                checkpoint::save(run.best_checkpoint(), champion, &Default::default())?;
+                if accepted == Some(true) || best_checkpoint.is_none() {
+                    let path = run.resume_best(iteration);
+                    checkpoint::save(&path, champion, &Default::default())?;
+                    best_checkpoint = Some(relative(&run, &path));
+                }
+            }
+
+            // 6. Metrics, plots, then the commit point.
+            let record = IterationMetrics {
+                iteration,
+                step: trainer.step_count(),
+                elapsed_s: began.elapsed().as_secs_f64(),
+                cpu_s: cpu_before.zip(process_cpu_seconds()).map(|(before, now)| before + now),
+                self_play: self_play_metrics,
+                training,
+                evaluations,
+                accepted,
+            };
+            run.append_metrics(&record)?;
+            metrics.push(record);
+            run.plot(&metrics)?;
+            let committed = ResumeState {
+                iteration: iteration + 1,
+                step: trainer.step_count(),
+                checkpoint: relative(&run, &trainer_checkpoint),
+                best: best_checkpoint.clone(),
+                replay: window.state(),
+                next_self_play_seed: seeds.state(),
+                next_generation: next_generation.clone(),
+            };
+            run.write_resume(&committed)?;
+            run.prune_resume(Some(&committed));
+            progress(metrics.last().expect("just pushed"));
+        }
+        Ok(())
     })
 }
 
