@@ -98,6 +98,46 @@ fn two_iteration_training_runs_for_every_game_and_resume() {
 }
 
 #[test]
+fn a_run_killed_with_sigkill_resumes_to_the_same_weights() {
+    // A real process killed at three moments — while the background generation writes its
+    // first shards, between commits, and while SGD and self-play overlap later on — and
+    // restarted each time ends with the bytes of the uninterrupted run's weights and one
+    // metrics line per iteration.
+    let dir = scratch("sigkill");
+    let config = quick_config("dvonn", &dir);
+    let train = |run: &Path| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gipfzero"));
+        command.args(["--threads", "2", "train", config.to_str().unwrap(), "--run-dir", run.to_str().unwrap(), "--iterations", "6"]);
+        command.env_remove("LD_LIBRARY_PATH").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        command
+    };
+    let straight = dir.join("straight");
+    assert!(train(&straight).status().unwrap().success());
+    let killed = dir.join("killed");
+    let kill_points: [&dyn Fn(&Path) -> bool; 3] = [
+        &|run: &Path| run.join("shards/gen-000001").is_dir(),
+        &|run: &Path| run.join("metrics.jsonl").is_file() && iterations(run).len() >= 2,
+        &|run: &Path| run.join("shards/gen-000004").is_dir(),
+    ];
+    for (k, reached) in kill_points.iter().enumerate() {
+        let mut child = train(&killed).spawn().unwrap();
+        let began = std::time::Instant::now();
+        while !reached(&killed) {
+            assert!(child.try_wait().unwrap().is_none(), "the run ended before kill point {k}");
+            assert!(began.elapsed() < std::time::Duration::from_secs(120), "kill point {k} never reached");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+    }
+    assert!(train(&killed).status().unwrap().success());
+    assert_eq!(iterations(&killed), [0, 1, 2, 3, 4, 5]);
+    let weights = |run: &Path| std::fs::read(run.join("checkpoints/latest.safetensors")).unwrap();
+    assert!(weights(&killed) == weights(&straight), "the killed run ended on other weights");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn config_errors_name_file_line_and_column() {
     let dir = scratch("config-errors");
     let bad = dir.join("bad.yaml");

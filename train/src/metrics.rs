@@ -204,6 +204,37 @@ pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
     Ok(records)
 }
 
+/// Rewrites `metrics.jsonl` to the lines of the committed iterations (those below
+/// `committed`, each iteration's latest line, as [`read_metrics`] reads them), when it holds
+/// more: a restart redoes the iterations after the commit point, and their lines written
+/// before the kill would otherwise stay in the file beside the new ones. The rewrite is
+/// atomic; a file that needs none is left alone.
+pub fn keep_committed_metrics(path: &Path, committed: u32) -> Result<(), RunError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(io_error(path)(error)),
+    };
+    let mut kept: Vec<(u32, &str)> = Vec::new();
+    // A torn last line (no newline) is dropped; any other line must read, as in read_metrics.
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        if !line.ends_with('\n') || line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str::<IterationMetrics>(line).map_err(|error| RunError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("line {}: {error}", number + 1),
+        })?;
+        kept.retain(|&(iteration, _)| iteration < record.iteration);
+        kept.push((record.iteration, line));
+    }
+    let lines: String = kept.iter().filter(|&&(iteration, _)| iteration < committed).map(|&(_, line)| line).collect();
+    if lines != text {
+        write_atomically(path, lines.as_bytes()).map_err(io_error(path))?;
+    }
+    Ok(())
+}
+
 /// Appends one iteration's metrics to `path` as a JSON line and syncs it to disk (a crash
 /// loses at most the line being written, which [`read_metrics`] then ignores).
 pub fn append_metrics_line(path: &Path, metrics: &IterationMetrics) -> io::Result<()> {
@@ -282,6 +313,22 @@ pub(crate) mod tests {
         assert_eq!(read.len(), 3);
         assert_eq!(read[2].elapsed_s, 99.0);
         assert_eq!(read[1], metrics(1));
+
+        // Committed up to iteration 2 (iterations 0 and 1): the file keeps just their lines,
+        // byte for byte, and reads back the same.
+        let before = fs::read_to_string(run.metrics_path()).unwrap();
+        keep_committed_metrics(&run.metrics_path(), 2).unwrap();
+        let after = fs::read_to_string(run.metrics_path()).unwrap();
+        let first_two: String = before.split_inclusive('\n').take(2).collect();
+        assert_eq!(after, first_two);
+        assert_eq!(read_metrics(&run.metrics_path()).unwrap(), read[..2]);
+        // A file that holds only committed lines is left as it is.
+        keep_committed_metrics(&run.metrics_path(), 2).unwrap();
+        assert_eq!(fs::read_to_string(run.metrics_path()).unwrap(), after);
+        // A line that does not read is an error naming it, not a line quietly dropped.
+        fs::write(run.metrics_path(), format!("{after}{{\"iteration\": oops}}\n")).unwrap();
+        let error = keep_committed_metrics(&run.metrics_path(), 2).unwrap_err();
+        assert!(error.to_string().contains("metrics.jsonl") && format!("{error:?}").contains("line 3"), "{error:?}");
         fs::remove_dir_all(&dir).ok();
     }
 }

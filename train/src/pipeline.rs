@@ -58,7 +58,7 @@ use crate::config::{Opponent, RunConfig};
 use crate::cpu::process_cpu_seconds;
 use crate::evaluate::{MatchReport, NetworkArena};
 use crate::generation::ShardSelfPlay;
-use crate::metrics::{read_metrics, EvaluationMetrics, IterationMetrics, SelfPlayMetrics, TrainingMetrics};
+use crate::metrics::{keep_committed_metrics, read_metrics, EvaluationMetrics, IterationMetrics, SelfPlayMetrics, TrainingMetrics};
 use crate::replay::{ReplayError, ReplayWindow, Samples};
 use crate::run::{NextGeneration, ResumeState, RunDir, RunError};
 use crate::trainer::{Trainer, TrainerError};
@@ -202,6 +202,9 @@ pub fn run<G: Game>(
     let run = RunDir::new(&config.run_dir);
     let resume = run.open(config)?;
     run.prune_resume(resume.as_ref());
+    // The lines of iterations after the commit point (written before a kill) go: those
+    // iterations are played again.
+    keep_committed_metrics(&run.metrics_path(), resume.as_ref().map_or(0, |state| state.iteration))?;
     let mut metrics = read_metrics(&run.metrics_path())?;
     // The champion's restart copy named by the last commit (kept until a new champion).
     // (A run directory of older builds named `checkpoints/best`, which every iteration
