@@ -5,7 +5,9 @@
 //! search gathers its next leaf (or a few, kept apart by virtual loss), all leaves go to the
 //! evaluator in ONE call, and every search backs up its own results. The descents and backups
 //! of different trees are independent, so they may run on rayon's threads; whether that pays
-//! depends on the game and the number of trees, hence the switch (off by default).
+//! depends on the game and the number of trees, hence the switch (off by default). Self-play
+//! does not use it: its workers each run a pool of their own on a thread of their own
+//! (`gipfzero_selfplay::generator`), which keeps every core busy without splitting a step.
 //!
 //! [`Search::run`], one search alone, is defined here too, as a pool of one: this module builds
 //! on [`crate::search`], never the reverse.

@@ -189,10 +189,6 @@ pub struct GeneratorConfig {
     /// docs); at least 1, at most `games_in_flight` are used. The games do not depend on it.
     #[serde(skip)]
     pub workers: usize,
-    /// Run the descents of each group's trees on rayon's threads (see
-    /// [`SearchPool::set_parallel`]).
-    #[serde(skip)]
-    pub parallel: bool,
     /// Who generates the data, for the shards' info (`uniform`, `checkpoint NAME`, …).
     #[serde(skip)]
     pub generator: String,
@@ -234,7 +230,6 @@ impl Default for GeneratorConfig {
             positions_per_shard: 4096,
             seed: 0,
             workers: 1,
-            parallel: false,
             generator: "selfplay".into(),
             checkpoint: None,
             league: None,
@@ -786,7 +781,6 @@ impl<G: Game> Generator<G> {
             observation: vec![0.0; self.start.spec().observation_len()],
         };
         let mut pool = SearchPool::new();
-        pool.set_parallel(self.config.parallel);
         let mut games: Vec<InFlight<G>> = Vec::new();
         let mut finished_now: Vec<(usize, Ending)> = Vec::new();
         let send = |finished: Finished| writer.send(Report::Finished(finished)).is_ok();

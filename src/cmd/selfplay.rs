@@ -101,10 +101,6 @@ pub struct SelfplayArgs {
     /// Device of the network: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
-    /// Also run the tree descents of each worker's games on rayon's threads (rarely pays:
-    /// the workers already take one thread each; see `gipfzero_mcts::pool`).
-    #[arg(long)]
-    pub parallel: bool,
     /// A league opponent (random, greedy or rollout:<sims>; repeat for several): a share of
     /// the games pits the searcher against one of them, drawn per game with its colour, and
     /// only the searcher's decisions are written as positions.
@@ -176,7 +172,6 @@ impl GameVisitor for Generate<'_> {
             positions_per_shard: args.positions_per_shard,
             seed: args.seed,
             workers,
-            parallel: args.parallel,
             checkpoint: args.checkpoint.as_ref().map(|name| name.display().to_string()),
             generator,
             league: (!args.league.is_empty())
