@@ -273,8 +273,9 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let device = self.config.device_choice();
         // The run's workers serve the match's games.
         let searchers = self.config.worker_threads().min(threads);
-        let served = ServedNetwork::serve(network, spec, device, threads, searchers)?;
-        let opponent_served = opponent_network.map(|n| ServedNetwork::serve(n, spec, device, threads, searchers)).transpose()?;
+        let precision = self.config.precision();
+        let served = ServedNetwork::serve_in(network, spec, device, precision, threads, searchers)?;
+        let opponent_served = opponent_network.map(|n| ServedNetwork::serve_in(n, spec, device, precision, threads, searchers)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());
         if baseline.is_none() && opponent_served.is_none() {
             return Err(ArenaError::MissingNetwork(opponent.to_string()));

@@ -113,7 +113,7 @@ impl<G: Game> ShardSelfPlay<G> {
             let opponent: Opponent = name.parse().map_err(|message: String| failed(message.into()))?;
             let network = fixed_network(&opponent, spec, device.resolve()).map_err(|e| failed(Box::new(e)))?;
             let served = network
-                .map(|network| ServedNetwork::serve(&network, spec, device, self.config.self_play.games_in_flight, workers))
+                .map(|network| ServedNetwork::serve_in(&network, spec, device, self.config.precision(), self.config.self_play.games_in_flight, workers))
                 .transpose()?;
             networks.push(served);
         }
@@ -135,7 +135,7 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
         let config = self.generator_config(seed);
         let spec = self.start.spec();
         let device = self.config.device_choice();
-        let served = ServedNetwork::serve(network, spec, device, config.games_in_flight, config.workers)?;
+        let served = ServedNetwork::serve_in(network, spec, device, self.config.precision(), config.games_in_flight, config.workers)?;
         let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
         let opponents = self.league_opponents(config.workers)?;
         let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?.with_opponents(opponents);
@@ -176,21 +176,25 @@ mod tests {
         config.device = "cpu".into();
         let start = Dvonn::new();
         let base = crate::fresh_test_dir("generation-workers");
-        let generate = |workers: usize| {
-            let run = RunDir::new(base.join(format!("workers-{workers}")));
-            let config = RunConfig { threads: crate::config::ThreadsConfig { workers, ..config.threads.clone() }, ..config.clone() };
+        let generate = |workers: usize, precision: &str| {
+            let run = RunDir::new(base.join(format!("workers-{workers}-{precision}")));
+            let config = RunConfig { threads: crate::config::ThreadsConfig { workers, ..config.threads.clone() }, precision: precision.into(), ..config.clone() };
             tch::manual_seed(3);
             let network = Network::new(start.spec(), &config.network, tch::Device::Cpu).unwrap();
             let generation = ShardSelfPlay::new(start, &config).generate(&run, &network, 0, 17).unwrap();
             (generation.samples, generation.games, generation.league)
         };
-        let one = generate(1);
+        let one = generate(1, "f32");
         assert_eq!(one.1, 6);
         assert!(one.0.len() > 100, "{} positions", one.0.len());
         for workers in [2, 3] {
-            let many = generate(workers);
+            let many = generate(workers, "f32");
             assert!(many == one, "{workers} workers played other games");
         }
+        // In bf16 too (other games than in f32: the values differ in their low bits).
+        let one_bf16 = generate(1, "bf16");
+        assert!(one_bf16 != one, "bf16 played the f32 games");
+        assert!(generate(2, "bf16") == one_bf16, "2 workers played other bf16 games");
     }
 
     #[test]

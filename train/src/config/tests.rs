@@ -409,3 +409,11 @@ fn format_5_runs_let_self_play_and_sgd_take_turns() {
     assert_eq!(old.config_version, CONFIG_VERSION);
     assert!(parse("config_version: 5\ngame: dvonn\noverlap: true\n").unwrap().overlap);
 }
+
+#[test]
+fn the_forward_passes_precision_is_f32_or_bf16() {
+    assert_eq!(parse("game: dvonn\n").unwrap().precision(), gipfzero_model::Precision::F32);
+    assert_eq!(parse("game: dvonn\nprecision: bf16\n").unwrap().precision(), gipfzero_model::Precision::Bf16);
+    let message = error_text("game: dvonn\nprecision: fp8\n");
+    assert!(message.starts_with("run.yaml:2:") && message.contains("precision") && message.contains("expected f32 or bf16"), "{message}");
+}

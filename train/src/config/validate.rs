@@ -81,6 +81,9 @@ impl RunConfig {
         self.device
             .parse::<DeviceChoice>()
             .map_err(|error| Invalid::new("device", error.to_string()))?;
+        self.precision
+            .parse::<gipfzero_model::Precision>()
+            .map_err(|error| Invalid::new("precision", error))?;
         check(
             self.threads.intra_op >= 1,
             "threads.intra_op",
