@@ -304,6 +304,14 @@ fn bench_selfplay_uses_every_worker_and_a_replica_each() {
     assert!(stdout.contains(&format!("4 games, 4 simulations, 2 workers, {replicas} network replicas")), "{stdout}");
     let on = if replicas == 1 { "on 1 replica:".to_string() } else { format!("on {replicas} replicas:") };
     assert!(stdout.contains("bare forward at batch") && stdout.contains(&on), "{stdout}");
+    // Several counts, taking turns: a line per run and their ratios.
+    let output = gipfzero(&["bench", "selfplay", "dvonn", "--tiny", "--in-flight", "4", "--games", "4", "--simulations", "4", "--device", "cpu", "--workers", "1,2", "--rounds", "2"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert_eq!(stdout.matches(", 1 workers, 1 network replicas").count(), 2, "{stdout}");
+    assert_eq!(stdout.matches(", 2 workers, ").count(), 2, "{stdout}");
+    assert!(stdout.contains("cores busy"), "{stdout}");
+    assert!(stdout.contains("positions evaluated per second against 1 workers (median of 2 rounds): 1 workers 1.00, 2 workers "), "{stdout}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use gipfzero_mcts::{
 use gipfzero_model::bench::forward_throughput;
 use gipfzero_model::{DeviceChoice, NetConfig, Network, Precision};
 use gipfzero_train::agents::ServedNetwork;
+use gipfzero_train::cpu::process_cpu_seconds;
 use gipfzero_selfplay::{
     CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, Generator, GeneratorConfig,
 };
@@ -271,6 +272,14 @@ pub struct BenchSelfplayArgs {
     /// f32, or bf16 (the server's weights and inputs; meant for GPUs).
     #[arg(long, default_value = "f32")]
     pub precision: Precision,
+    /// Worker counts to measure, comma-separated (`1,2`): each runs the same games, and the
+    /// last line gives their speeds as ratios to the first; default the global --threads.
+    #[arg(long, value_delimiter = ',')]
+    pub workers: Vec<usize>,
+    /// Measure every worker count this many times, the counts taking turns, and report the
+    /// median of each (a shared machine's load drifts; turns and medians keep the ratios fair).
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
 }
 
 pub fn bench(args: BenchSelfplayArgs) -> anyhow::Result<()> {
@@ -293,46 +302,74 @@ impl GameVisitor for Bench<'_> {
             (None, false) => NetConfig::medium(),
         };
         let network = Network::new(spec, &net_config, args.device.resolve())?;
-        // One worker per thread of `--threads`, as `gipfzero selfplay` and training run.
-        let workers = rayon::current_num_threads().min(args.in_flight.max(1));
-        let served = ServedNetwork::serve_in(&network, spec, args.device, args.precision, args.in_flight, workers)?;
-        let replicas = served.replicas();
-        let evaluator = served.evaluator(0.0, 0)?;
-        let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
-        let config = GeneratorConfig {
-            search: search_config(args.simulations, false),
-            games_in_flight: args.in_flight,
-            games: args.games.unwrap_or(args.in_flight as u64),
-            workers,
-            generator: "bench".into(),
-            ..GeneratorConfig::default()
-        };
-        let summary = generate(start, config, &out, &evaluator, true);
-        let _ = std::fs::remove_dir_all(&out);
-        let summary = summary?;
-        let evaluated_per_s = summary.evaluated_positions as f64 / summary.elapsed.as_secs_f64().max(1e-9);
-        // The batch a forward pass saw: the evaluator's calls are the workers' requests, one
-        // pass each on a CPU (a replica takes one request), merged on a GPU.
-        let batch = summary.mean_batch().round().max(1.0) as usize;
-        let forward = forward_throughput(spec, &net_config, &[batch], args.device, args.precision, Duration::from_secs(2), replicas)?;
-        let bare = forward[0].positions_per_s;
-        println!(
-            "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}",
-            spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device
-        );
-        println!(
-            "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {}), {:.1} s",
-            summary.positions_per_second(),
-            evaluated_per_s,
-            summary.mean_batch(),
-            summary.largest_batch,
-            summary.elapsed.as_secs_f64()
-        );
-        println!(
-            "bare forward at batch {batch} on {replicas} replica{}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
-            if replicas == 1 { "" } else { "s" },
-            100.0 * evaluated_per_s / bare
-        );
+        // One worker per thread of `--threads` unless --workers says otherwise, as `gipfzero
+        // selfplay` and training run.
+        let counts = if args.workers.is_empty() { vec![rayon::current_num_threads()] } else { args.workers.clone() };
+        let mut measured: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
+        for _ in 0..args.rounds.max(1) {
+            for (k, &count) in counts.iter().enumerate() {
+                let workers = count.clamp(1, args.in_flight.max(1));
+                let served = ServedNetwork::serve_in(&network, spec, args.device, args.precision, args.in_flight, workers)?;
+                let replicas = served.replicas();
+                let evaluator = served.evaluator(0.0, 0)?;
+                let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
+                let config = GeneratorConfig {
+                    search: search_config(args.simulations, false),
+                    games_in_flight: args.in_flight,
+                    games: args.games.unwrap_or(args.in_flight as u64),
+                    workers,
+                    generator: "bench".into(),
+                    ..GeneratorConfig::default()
+                };
+                let cpu_before = process_cpu_seconds();
+                let summary = generate(start.clone(), config, &out, &evaluator, true);
+                let cpu = cpu_before.zip(process_cpu_seconds()).map(|(before, after)| after - before);
+                let _ = std::fs::remove_dir_all(&out);
+                let summary = summary?;
+                drop(evaluator);
+                drop(served);
+                let wall = summary.elapsed.as_secs_f64().max(1e-9);
+                let evaluated_per_s = summary.evaluated_positions as f64 / wall;
+                // The batch a forward pass saw: the evaluator's calls are the workers'
+                // requests, one pass each on a CPU (a replica takes one request), merged on a
+                // GPU.
+                let batch = summary.mean_batch().round().max(1.0) as usize;
+                let forward = forward_throughput(spec, &net_config, &[batch], args.device, args.precision, Duration::from_secs(2), replicas)?;
+                let bare = forward[0].positions_per_s;
+                println!(
+                    "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}",
+                    spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device
+                );
+                println!(
+                    "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {}), {:.1} s, {}",
+                    summary.positions_per_second(),
+                    evaluated_per_s,
+                    summary.mean_batch(),
+                    summary.largest_batch,
+                    wall,
+                    cpu.map_or("CPU time unknown".into(), |cpu| format!("{:.2} cores busy", cpu / wall))
+                );
+                println!(
+                    "bare forward at batch {batch} on {replicas} replica{}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
+                    if replicas == 1 { "" } else { "s" },
+                    100.0 * evaluated_per_s / bare
+                );
+                measured[k].push(evaluated_per_s);
+            }
+        }
+        if counts.len() > 1 {
+            let median = |values: &mut Vec<f64>| {
+                values.sort_by(f64::total_cmp);
+                values[values.len() / 2]
+            };
+            let medians: Vec<f64> = measured.iter_mut().map(median).collect();
+            let ratios: Vec<String> = counts
+                .iter()
+                .zip(&medians)
+                .map(|(count, m)| format!("{count} workers {:.2}", m / medians[0]))
+                .collect();
+            println!("positions evaluated per second against {} workers (median of {} rounds): {}", counts[0], args.rounds.max(1), ratios.join(", "));
+        }
         Ok(())
     }
 }
