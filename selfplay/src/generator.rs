@@ -1,9 +1,10 @@
 //! The self-play generator: many games searched in lockstep, written as shards and records.
 //!
 //! Why it is built this way:
-//! - **Lockstep.** All games in flight sit in one [`SearchPool`]; every simulation step sends
-//!   the leaves of all trees to the evaluator in one call, so a network sees batches as large
-//!   as the number of games in flight.
+//! - **Lockstep.** A worker's games in flight sit in one [`SearchPool`]; every simulation step
+//!   sends the leaves of all its trees to the evaluator in one call, so a network sees batches
+//!   as large as the worker's share of the games in flight (and, on a GPU, several workers'
+//!   calls gathered into one pass).
 //! - **A game depends only on (seed, game id, settings, evaluator).** Each game draws its start
 //!   ([`Game::seeded_start`]), its search randomness and whether it may resign from its own
 //!   seed, derived from the run seed and its id; which games happen to share a batch does not
