@@ -199,7 +199,7 @@ pub struct GeneratorConfig {
 }
 
 impl GeneratorConfig {
-    /// A training run's generations by default: 32 games, 16 at a time, stopped after 400
+    /// A training run's generations by default: 32 games, all at a time, stopped after 400
     /// turns and drawn there, nobody resigning, Gumbel search with 24 simulations
     /// ([`SearchConfig::self_play`]), no league, shards of 4096 positions. The fields a YAML
     /// block leaves out (`serde(skip)` ones always) come from here, so a training run's
@@ -207,7 +207,7 @@ impl GeneratorConfig {
     pub fn training() -> Self {
         GeneratorConfig {
             games: 32,
-            games_in_flight: 16,
+            games_in_flight: 32,
             max_turns: 400,
             search: SearchConfig::self_play(24),
             cap_rule: CapRule::Draw,
