@@ -76,7 +76,7 @@ pub struct EvaluateArgs {
 }
 
 /// `--games`: an even number, at least 2.
-fn even_games(text: &str) -> Result<u32, String> {
+pub(crate) fn even_games(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
         Ok(games) if is_even_game_count(games) => Ok(games),
         _ => Err(format!(
