@@ -134,8 +134,9 @@ const MIN_SIMULATIONS: u32 = 2;
 const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
 
 /// An agent source with the agent it last built and a measured speed, choosing turns under a
-/// [`Budget`]. The agent is rebuilt whenever the simulation setting changes (under a time
-/// budget, nearly every turn), so a search agent then starts each turn with a fresh tree.
+/// [`Budget`]. When the simulation setting changes (under a time budget, nearly every turn)
+/// the agent is resized in place ([`Agent::set_simulations`]: a network is not loaded again,
+/// the tree is kept) or, where it cannot be, rebuilt.
 pub struct Thinker<G: Game, S> {
     source: S,
     seed: u64,
@@ -178,6 +179,11 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
     /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
     pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
         let simulations = self.simulations(budget);
+        if let (Some((built, agent)), Some(n)) = (self.agent.as_mut(), simulations) {
+            if *built != simulations && agent.set_simulations(n) {
+                *built = simulations;
+            }
+        }
         if self
             .agent
             .as_ref()
@@ -301,6 +307,44 @@ mod tests {
         );
         assert_eq!(thinker.simulations(Budget::Simulations(0)), Some(1));
         assert_eq!(thinker.simulations(Budget::Default), None);
+    }
+
+    /// A baseline source that counts the agents it builds.
+    struct Counting {
+        inner: Baseline,
+        built: std::cell::Cell<u32>,
+    }
+
+    impl AgentSource for Counting {
+        type Error = BaselineError;
+        fn name(&self) -> String {
+            self.inner.name()
+        }
+        fn searches(&self) -> bool {
+            self.inner.searches()
+        }
+        fn agent<G: Game>(&self, position: &G, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            self.built.set(self.built.get() + 1);
+            self.inner.agent(position, simulations, seed)
+        }
+    }
+
+    #[test]
+    fn a_timed_thinker_resizes_its_agent_instead_of_building_another() {
+        let source = Counting { inner: Baseline::new("rollout:10").unwrap(), built: Default::default() };
+        let mut thinker: Thinker<Dvonn, _> = Thinker::new(source, 5);
+        let mut position = Dvonn::new();
+        for millis in [5, 20, 10] {
+            let budget = Budget::Time(Duration::from_millis(millis));
+            let wanted = thinker.simulations(budget);
+            let turn = thinker.choose(&position, budget).unwrap();
+            assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(wanted));
+            position.play(&turn);
+        }
+        assert_eq!(thinker.source().built.get(), 1);
+        // A budget without simulations (the agent's own setting) needs an agent built so.
+        thinker.choose(&position, Budget::Default).unwrap();
+        assert_eq!(thinker.source().built.get(), 2);
     }
 
     #[test]
