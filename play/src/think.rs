@@ -246,9 +246,9 @@ impl GameClock {
         self.total.mul_f64(1.0 - RESERVE).saturating_sub(self.used)
     }
 
-    /// The budget of the next turn when about `turns_left` own turns remain.
-    pub fn budget(&self, turns_left: u32) -> Budget {
-        Budget::Time(self.left() / turns_left.max(1))
+    /// The budget of a turn that gets `share` (0 to 1) of the time left.
+    pub fn budget(&self, share: f64) -> Budget {
+        Budget::Time(self.left().mul_f64(share.clamp(0.0, 1.0)))
     }
 
     /// Books time spent thinking.
@@ -351,9 +351,10 @@ mod tests {
     fn the_clock_shares_out_what_is_left() {
         let mut clock = GameClock::new(Duration::from_secs(10));
         assert_eq!(clock.left(), Duration::from_millis(8500));
-        assert_eq!(clock.budget(10), Budget::Time(Duration::from_millis(850)));
+        assert_eq!(clock.budget(0.1), Budget::Time(Duration::from_millis(850)));
         clock.spend(Duration::from_secs(8));
-        assert_eq!(clock.budget(0), Budget::Time(Duration::from_millis(500)));
+        assert_eq!(clock.budget(1.0), Budget::Time(Duration::from_millis(500)));
+        assert_eq!(clock.budget(2.0), clock.budget(1.0));
         clock.spend(Duration::from_secs(8));
         assert_eq!(clock.left(), Duration::ZERO);
     }
