@@ -50,7 +50,9 @@ impl Default for RefereeSettings {
     fn default() -> Self {
         RefereeSettings {
             game_time: crate::codecup::CODECUP_GAME_TIME,
-            start_delay: Duration::from_millis(500),
+            // A network player loads libtorch first: about 0.3 s of CPU, seconds of wall
+            // time on a loaded machine, which would otherwise count as its thinking.
+            start_delay: Duration::from_secs(2),
             quit_wait: Duration::from_secs(2),
         }
     }
@@ -164,18 +166,20 @@ pub fn referee_game(programs: [&ProgramSpec; 2], settings: &RefereeSettings) -> 
         thinking: [Duration::ZERO; 2],
         cpu: [None; 2],
     };
-    let white = Program::start(programs[0])?;
-    let black = Program::start(programs[1])?;
-    let mut running = match (white, black) {
-        (Ok(white), Ok(black)) => [white, black],
-        (white, black) => {
-            // White's fault is looked at first; a program that did start is stopped again.
-            let (player, reason) = match (&white, &black) {
-                (Err(reason), _) => (Player::One, reason.clone()),
-                (_, Err(reason)) => (Player::Two, reason.clone()),
-                _ => unreachable!("one of them failed"),
-            };
-            for program in [white, black].into_iter().flatten() {
+    // Both log files first: the referee's own trouble stops it before any program runs.
+    let [white_log, black_log] = [log_stream(programs[0])?, log_stream(programs[1])?];
+    let white = Program::start(programs[0], white_log);
+    let black = Program::start(programs[1], black_log);
+    // White's failure to start is looked at first; a program that did start is stopped.
+    let started = match (white, black) {
+        (Ok(white), Ok(black)) => Ok([white, black]),
+        (Err(reason), black) => Err((Player::One, reason, black.ok())),
+        (Ok(white), Err(reason)) => Err((Player::Two, reason, Some(white))),
+    };
+    let mut running = match started {
+        Ok(running) => running,
+        Err((player, reason, survivor)) => {
+            if let Some(program) = survivor {
                 program.finish(settings.quit_wait);
             }
             game.forfeit = Some(Forfeit { player, fault: Fault::Start(reason) });
@@ -250,6 +254,16 @@ fn read_turn(position: &Dvonn, text: &str) -> Result<<Dvonn as Game>::Turn, Faul
     Ok(turn)
 }
 
+/// Where a program's standard error goes: its file, created, or nowhere.
+fn log_stream(spec: &ProgramSpec) -> Result<Stdio, RefereeError> {
+    match &spec.stderr {
+        Some(path) => std::fs::File::create(path)
+            .map(Stdio::from)
+            .map_err(|source| RefereeError::Log { path: path.clone(), source }),
+        None => Ok(Stdio::null()),
+    }
+}
+
 /// What the reading thread saw on a program's standard output.
 enum Output {
     Line(String),
@@ -265,15 +279,9 @@ struct Program {
 }
 
 impl Program {
-    /// Starts `spec`; `Ok(Err(reason))` when the program itself cannot be started (its fault),
-    /// `Err` when its standard error file cannot be opened (the referee's).
-    fn start(spec: &ProgramSpec) -> Result<Result<Program, String>, RefereeError> {
-        let stderr = match &spec.stderr {
-            Some(path) => Stdio::from(
-                std::fs::File::create(path).map_err(|source| RefereeError::Log { path: path.clone(), source })?,
-            ),
-            None => Stdio::null(),
-        };
+    /// Starts `spec` with its standard error going to `stderr`, or says why it cannot be
+    /// started.
+    fn start(spec: &ProgramSpec, stderr: Stdio) -> Result<Program, String> {
         let spawned = Command::new("sh")
             .arg("-c")
             .arg(format!("exec {}", spec.command))
@@ -283,7 +291,7 @@ impl Program {
             .spawn();
         let mut child = match spawned {
             Ok(child) => child,
-            Err(error) => return Ok(Err(format!("sh -c {:?}: {error}", spec.command))),
+            Err(error) => return Err(format!("sh -c {:?}: {error}", spec.command)),
         };
         let input = child.stdin.take();
         let stdout = child.stdout.take().expect("standard output is piped");
@@ -308,7 +316,7 @@ impl Program {
                 }
             }
         });
-        Ok(Ok(Program { child, input, output }))
+        Ok(Program { child, input, output })
     }
 
     /// Writes one line to the program.

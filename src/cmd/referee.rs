@@ -41,8 +41,9 @@ pub struct MatchArgs {
     /// that runs out loses.
     #[arg(long, default_value_t = 5.0)]
     pub game_time: f64,
-    /// Seconds the programs get to start before White is sent `Start` (not counted).
-    #[arg(long, default_value_t = 0.5)]
+    /// Seconds the programs get to start before White is sent `Start` (not counted; a
+    /// program still starting when its first line comes spends its own time).
+    #[arg(long, default_value_t = RefereeSettings::default().start_delay.as_secs_f64())]
     pub start_delay: f64,
     /// Seed of game 1 (`{seed}` in the commands); game k gets SEED + k - 1.
     #[arg(long, default_value_t = 1)]
@@ -154,14 +155,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             forfeits[p as usize - 1] += 1;
         }
         println!(
-            "game {:>3}: {} plays {}; {}; {} {} by {:+}; time {:.2} s / {:.2} s{}",
+            "game {:>3}: {} plays {}; {}; {} {} {}; time {:.2} s / {:.2} s{}",
             index + 1,
             names[0],
             if first_colour == Player::One { "white" } else { "black" },
             game.result_text(),
             names[0],
             if first_value > 0.0 { "wins" } else if first_value < 0.0 { "loses" } else { "draws" },
-            margin,
+            if game.forfeit.is_some() { "by forfeit".to_string() } else { format!("by {margin:+}") },
             think[0],
             think[1],
             match game.cpu {
