@@ -27,6 +27,9 @@ pub enum AgentError {
     Search(#[from] SearchError),
     #[error("the actions {0} chosen by the search make up no legal turn (engine contract broken)")]
     NoMatchingTurn(String),
+    /// An agent resized to a thinking budget had to be built again, and could not be.
+    #[error("cannot build the agent for its budget: {0}")]
+    Rebuild(String),
 }
 
 /// A player of whole turns.

@@ -21,4 +21,4 @@ pub mod terminal;
 pub mod think;
 
 pub use hint::turn_shares;
-pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker};
+pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker, TimeTally, TimedAgent};

@@ -5,6 +5,8 @@
 //! per second its agent manages on this machine and this game (it keeps a running estimate,
 //! the first turn being a small probe) and sizes each search to fit the time it is given. A
 //! [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gipfzero_games::Game;
@@ -176,8 +178,10 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         }
     }
 
-    /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
-    pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+    /// Has the agent ready for a turn at `position` under `budget`: resized, or built when
+    /// there is none or it cannot be resized. [`Thinker::choose`] does it first; calling it
+    /// ahead lets a caller refuse a bad agent before a game starts.
+    pub fn prepare(&mut self, position: &G, budget: Budget) -> Result<(), ThinkError> {
         let simulations = self.simulations(budget);
         if let (Some((built, agent)), Some(n)) = (self.agent.as_mut(), simulations) {
             if *built != simulations && agent.set_simulations(n) {
@@ -195,7 +199,14 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
                 .map_err(|error| ThinkError::Agent(Box::new(error)))?;
             self.agent = Some((simulations, agent));
         }
-        let (_, agent) = self.agent.as_mut().expect("built above");
+        Ok(())
+    }
+
+    /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
+    pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+        self.prepare(position, budget)?;
+        let simulations = self.simulations(budget);
+        let (_, agent) = self.agent.as_mut().expect("prepared above");
         let started = Instant::now();
         let turn = agent.choose_turn(position)?;
         if let (Budget::Time(_), Some(n)) = (budget, simulations) {
@@ -211,6 +222,107 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         if let Some((_, agent)) = &mut self.agent {
             agent.new_game();
         }
+    }
+}
+
+/// An agent that thinks the same wall-clock time per turn on average, through a
+/// [`Thinker`]: how `gipfzero evaluate --move-time` gives two agents equal time whatever
+/// their speed. A search cannot stop half way, so a turn takes what the speed estimate
+/// predicted, and estimates err (turns of one decision and of several, the probe, the
+/// solver, a tree reused): each turn's budget gives back or takes what the game's turns so
+/// far were under or over their time (from a quarter to twice the time), and is scaled by
+/// how the time taken compared with the time asked for on the sized turns so far (half to
+/// twice), so the mean stays on target.
+pub struct TimedAgent<G: Game, S> {
+    thinker: Thinker<G, S>,
+    time: Duration,
+    tally: Option<Arc<TimeTally>>,
+    /// Turns and thinking time of this game.
+    turns: u32,
+    used: Duration,
+    /// Time asked for and taken on the turns sized from a measured speed (not the probe).
+    asked: Duration,
+    taken: Duration,
+}
+
+impl<G: Game, S: AgentSource> TimedAgent<G, S> {
+    /// An agent of `source` that thinks `time` per turn in games like `position` (its agent
+    /// is built here, so a bad one is refused before any game).
+    pub fn new(source: S, seed: u64, time: Duration, position: &G) -> Result<Self, ThinkError> {
+        let mut thinker = Thinker::new(source, seed);
+        thinker.prepare(position, Budget::Time(time))?;
+        Ok(TimedAgent { thinker, time, tally: None, turns: 0, used: Duration::ZERO, asked: Duration::ZERO, taken: Duration::ZERO })
+    }
+
+    /// Adds the time of every turn to `tally` (shared by the agents of one side of a match).
+    pub fn with_tally(self, tally: Arc<TimeTally>) -> Self {
+        TimedAgent { tally: Some(tally), ..self }
+    }
+}
+
+/// The turns and thinking time of agents that share it: what a timed match reports, so that
+/// "equal time" is measured, not assumed.
+#[derive(Debug, Default)]
+pub struct TimeTally {
+    nanos: AtomicU64,
+    turns: AtomicU64,
+}
+
+impl TimeTally {
+    fn add(&self, time: Duration) {
+        self.nanos.fetch_add(time.as_nanos() as u64, Ordering::Relaxed);
+        self.turns.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Turns played so far.
+    pub fn turns(&self) -> u64 {
+        self.turns.load(Ordering::Relaxed)
+    }
+
+    /// The mean time of a turn, once one was played.
+    pub fn mean(&self) -> Option<Duration> {
+        let turns = self.turns();
+        (turns > 0).then(|| Duration::from_nanos(self.nanos.load(Ordering::Relaxed) / turns))
+    }
+}
+
+impl<G: Game, S: AgentSource + Send> Agent<G> for TimedAgent<G, S> {
+    fn name(&self) -> String {
+        format!("{} ({} ms per turn)", self.thinker.source().name(), self.time.as_millis())
+    }
+
+    fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
+        let owed = (self.time * (self.turns + 1)).saturating_sub(self.used);
+        let scale = match self.taken.is_zero() {
+            true => 1.0,
+            false => (self.asked.as_secs_f64() / self.taken.as_secs_f64()).clamp(0.5, 2.0),
+        };
+        let budget = owed.clamp(self.time / 4, self.time * 2).mul_f64(scale);
+        let sized = self.thinker.rate.is_some();
+        let started = Instant::now();
+        let turn = self.thinker.choose(position, Budget::Time(budget)).map_err(|error| match error {
+            ThinkError::Choose(error) => error,
+            ThinkError::Agent(error) => AgentError::Rebuild(error_text(error.as_ref())),
+        })?;
+        let took = started.elapsed();
+        self.turns += 1;
+        self.used += took;
+        if sized {
+            self.asked += budget;
+            self.taken += took;
+        }
+        if let Some(tally) = &self.tally {
+            tally.add(took);
+        }
+        Ok(turn)
+    }
+
+    fn new_game(&mut self) {
+        self.thinker.new_game();
+        self.turns = 0;
+        self.used = Duration::ZERO;
+        self.asked = Duration::ZERO;
+        self.taken = Duration::ZERO;
     }
 }
 
@@ -345,6 +457,54 @@ mod tests {
         // A budget without simulations (the agent's own setting) needs an agent built so.
         thinker.choose(&position, Budget::Default).unwrap();
         assert_eq!(thinker.source().built.get(), 2);
+    }
+
+    #[test]
+    fn a_timed_agent_plays_whole_games_and_refuses_a_bad_agent_up_front() {
+        let position = Dvonn::new();
+        let time = Duration::from_millis(2);
+        let tally = Arc::new(TimeTally::default());
+        let mut agent = TimedAgent::new(Baseline::new("rollout:10").unwrap(), 1, time, &position)
+            .unwrap()
+            .with_tally(tally.clone());
+        assert_eq!(agent.name(), "rollout:10 (2 ms per turn)");
+        let played = gipfzero_mcts::play_game(
+            &position,
+            [&mut agent as &mut dyn Agent<Dvonn>, &mut gipfzero_mcts::RandomAgent::new(2)],
+            1000,
+            0,
+        )
+        .unwrap();
+        assert!(played.outcome.is_some());
+        // The timed agent made White's turns (two in a row after the placements).
+        let mut replay = position.clone();
+        let mut white = 0;
+        for turn in &played.turns {
+            white += (replay.to_move() == gipfzero_games::Player::One) as u64;
+            replay.play(turn);
+        }
+        assert_eq!(tally.turns(), white);
+        assert!(tally.mean().is_some());
+        // Each turn after the first was sized from the measured speed, not the probe.
+        assert!(agent.thinker.rate.is_some());
+        let bad = TimedAgent::new(Failing, 1, time, &position);
+        assert!(matches!(bad, Err(ThinkError::Agent(_))));
+    }
+
+    /// A source whose agents cannot be built.
+    struct Failing;
+
+    impl AgentSource for Failing {
+        type Error = BaselineError;
+        fn name(&self) -> String {
+            "failing".into()
+        }
+        fn searches(&self) -> bool {
+            true
+        }
+        fn agent<G: Game>(&self, _: &G, _: Option<u32>, _: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            Err(BaselineError::Spec(Baseline::new("nonsense").unwrap_err()))
+        }
     }
 
     #[test]
