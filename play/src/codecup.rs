@@ -27,7 +27,7 @@ pub const CODECUP_GAME_TIME: Duration = Duration::from_secs(5);
 /// leaves the 25 placements about 60 % of the time. PrimaDvonna, the 2011 winner, spends
 /// about 3 % there, but the network does not play as it does: measured against PrimaDvonna
 /// at 5 s per game (docs/RESULTS.md, "PrimaDvonna"), 0.1 (about 15 % on the placements) lost
-/// by 27 pieces on average and 1 by 17, and 3 (about 80 %) did no better than 1.
+/// by 27 pieces on average where 1 lost by 17.
 pub const DEFAULT_PLACEMENT_WEIGHT: f64 = 1.0;
 
 /// Movement turns the player expects to make after the placements, and at any point of the
