@@ -42,6 +42,8 @@ enum Command {
     Play(cmd::play::PlayArgs),
     /// Talks to other programs over stdin/stdout (docs/ENGINE.md; --codecup for DVONN).
     Engine(cmd::engine::EngineArgs),
+    /// A refereed DVONN match between two programs that speak the CodeCup 2011 protocol.
+    Match(cmd::referee::MatchArgs),
     /// Draws a position as SVG, or a whole game as an HTML page.
     Render(cmd::render::RenderArgs),
     /// Writes a checkpoint's network alone under a new name (as shipped networks are kept).
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Train(args) => cmd::train::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Engine(args) => cmd::engine::run(args),
+        Command::Match(args) => cmd::referee::run(args),
         Command::Render(args) => cmd::render::run(args),
         Command::Export(args) => cmd::export::run(args),
     };

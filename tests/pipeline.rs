@@ -350,6 +350,17 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     let output = with_models(&["evaluate", "dvonn", "model:tiny", "random", "--games", "2", "--simulations", "4", "--quiet"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).starts_with("model:tiny vs random (dvonn, 2 games)"), "{}", text(&output.stdout));
+    // Equal time per turn: the network and the rollout player each size their searches to it.
+    let output = with_models(&["evaluate", "dvonn", "model:tiny", "rollout:50", "--games", "2", "--move-time", "5ms", "--threads", "1", "--quiet"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).starts_with("model:tiny vs rollout:50 (dvonn, 2 games, 5 ms per turn each)"), "{}", text(&output.stdout));
+    for (bad, message) in [(vec!["--move-time", "0s"], "expected a time per turn"), (vec!["--move-time", "5ms", "--simulations", "4"], "cannot be used with")] {
+        let mut args = vec!["evaluate", "dvonn", "model:tiny", "random", "--quiet"];
+        args.extend(bad);
+        let output = with_models(&args);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+        assert!(text(&output.stderr).contains(message), "{}", text(&output.stderr));
+    }
     let output = with_models(&["evaluate", "dvonn", "model:huge", "random", "--games", "2", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("no shipped network model:huge") && text(&output.stderr).contains("there: tiny"), "{}", text(&output.stderr));

@@ -27,6 +27,9 @@ pub enum AgentError {
     Search(#[from] SearchError),
     #[error("the actions {0} chosen by the search make up no legal turn (engine contract broken)")]
     NoMatchingTurn(String),
+    /// An agent resized to a thinking budget had to be built again, and could not be.
+    #[error("cannot build the agent for its budget: {0}")]
+    Rebuild(String),
 }
 
 /// A player of whole turns.
@@ -39,6 +42,13 @@ pub trait Agent<G: Game>: Send {
 
     /// Forgets anything kept from the previous game (trees, counters).
     fn new_game(&mut self) {}
+
+    /// Searches `simulations` per decision from now on, keeping what the agent holds (its
+    /// network, its tree), so a time budget can resize every turn without rebuilding it.
+    /// False when the agent has no such setting (or refuses the count): build another.
+    fn set_simulations(&mut self, _simulations: u32) -> bool {
+        false
+    }
 }
 
 /// The legal turns of `position`, or why there are none to choose from.
@@ -264,6 +274,20 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     fn new_game(&mut self) {
         self.search = None;
         self.games += 1;
+    }
+
+    fn set_simulations(&mut self, simulations: u32) -> bool {
+        let config = SearchConfig { simulations, ..self.config.clone() };
+        if config.validate().is_err() {
+            return false;
+        }
+        if let Some(search) = &mut self.search {
+            if search.set_simulations(simulations).is_err() {
+                return false;
+            }
+        }
+        self.config = config;
+        true
     }
 }
 

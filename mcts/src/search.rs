@@ -241,6 +241,15 @@ impl<G: Game> Search<G> {
         &self.config
     }
 
+    /// Changes the simulations of the searches to come (the tree stays), refusing a count
+    /// the settings do not allow.
+    pub fn set_simulations(&mut self, simulations: u32) -> Result<(), InvalidSetting> {
+        let config = SearchConfig { simulations, ..self.config.clone() };
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
     /// The number of the next decision in the game (0-based, counting actions), which selects
     /// the temperature. [`Search::advance`] counts up; set it when starting mid-game.
     pub fn move_number(&self) -> u32 {

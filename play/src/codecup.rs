@@ -8,7 +8,7 @@
 //! to move. A player without a move writes `PASS` only while the opponent can still move;
 //! once nobody can, nothing more is written. `Quit` on the input ends the program. The whole
 //! game allows 5 seconds of thinking, so the time is a [`GameClock`] shared out over the
-//! turns still to come.
+//! turns still to come by weight ([`TimePlan`]).
 //!
 //! Bad input (a line that is no legal turn) is reported on the log stream and skipped: a
 //! referee never sends one, and a crash would forfeit the game.
@@ -23,15 +23,45 @@ use crate::think::{error_text, AgentSource, GameClock, Thinker};
 /// The thinking time CodeCup 2011 allowed for a whole game.
 pub const CODECUP_GAME_TIME: Duration = Duration::from_secs(5);
 
-/// About how many more turns the player to move will make: half the placements still to
-/// come plus a typical movement phase, or a typical rest of the movement phase. Only the
-/// shape matters: early turns get less than an even share, the placement phase (where little
-/// is decided) less than the movement phase.
-fn own_turns_left(position: &Dvonn) -> u32 {
-    if position.is_placing() {
-        (49 - position.placed() as u32).div_ceil(2) + 16
-    } else {
-        10
+/// What a placement turn gets beside a movement turn, by default: an even share, which
+/// leaves the 25 placements about 60 % of the time. PrimaDvonna, the 2011 winner, spends
+/// about 3 % there, but the network does not play as it does: measured against PrimaDvonna
+/// at 5 s per game (docs/RESULTS.md, "PrimaDvonna"), 0.1 (about 15 % on the placements) lost
+/// by 27 pieces on average where 1 lost by 17.
+pub const DEFAULT_PLACEMENT_WEIGHT: f64 = 1.0;
+
+/// Movement turns the player expects to make after the placements, and at any point of the
+/// movement phase. Only the shape matters: turns early in the movement phase get an even
+/// share of a typical phase, later ones a tenth of what is left.
+const MOVEMENT_TURNS: f64 = 16.0;
+const MOVEMENT_TURNS_LEFT: f64 = 10.0;
+
+/// How the player shares a game's thinking time out over its turns.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TimePlan {
+    /// Thinking time for the whole game.
+    pub game_time: Duration,
+    /// A placement turn's weight beside a movement turn's (0 gives the placements the least
+    /// search there is, 1 an even share, more gives them more).
+    pub placement_weight: f64,
+}
+
+impl TimePlan {
+    /// The CodeCup plan for `game_time`.
+    pub fn new(game_time: Duration) -> TimePlan {
+        TimePlan { game_time, placement_weight: DEFAULT_PLACEMENT_WEIGHT }
+    }
+
+    /// The share of the time left that the turn at `position` gets: its weight over the
+    /// weight of the turns the player still expects to make (this one included).
+    pub fn share(&self, position: &Dvonn) -> f64 {
+        if position.is_placing() {
+            let placements = (49 - position.placed() as u32).div_ceil(2) as f64;
+            let weight = self.placement_weight.max(0.0);
+            weight / (weight * placements + MOVEMENT_TURNS)
+        } else {
+            1.0 / MOVEMENT_TURNS_LEFT
+        }
     }
 }
 
@@ -54,13 +84,13 @@ pub struct CodeCupGame {
 pub fn run_codecup<S: AgentSource>(
     source: S,
     seed: u64,
-    game_time: Duration,
+    plan: TimePlan,
     input: &mut impl BufRead,
     output: &mut impl Write,
     log: &mut impl Write,
 ) -> io::Result<CodeCupGame> {
     let mut thinker: Thinker<Dvonn, S> = Thinker::new(source, seed);
-    let mut clock = GameClock::new(game_time);
+    let mut clock = GameClock::new(plan.game_time);
     let mut position = Dvonn::new();
     let mut side: Option<Player> = None;
     let mut record: Vec<String> = Vec::new();
@@ -91,7 +121,7 @@ pub fn run_codecup<S: AgentSource>(
         let me = side.expect("set above");
         while position.to_move() == me && !position.status().is_over() {
             let started = Instant::now();
-            let chosen = thinker.choose(&position, clock.budget(own_turns_left(&position)));
+            let chosen = thinker.choose(&position, clock.budget(plan.share(&position)));
             clock.spend(started.elapsed());
             let turn = match chosen {
                 Ok(turn) => turn,
@@ -145,4 +175,42 @@ fn read_turn(
         Err(error) => writeln!(log, "ignored \"{text}\": {error}")?,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The part of the game time White's placements take under `weight`, the turns of the
+    /// placement phase played in the order the rules list them.
+    fn placements_part(weight: f64) -> f64 {
+        let plan = TimePlan { placement_weight: weight, ..TimePlan::new(CODECUP_GAME_TIME) };
+        let mut position = Dvonn::new();
+        let mut left = 1.0;
+        let mut turns = Vec::new();
+        while position.is_placing() {
+            if position.to_move() == Player::One {
+                left *= 1.0 - plan.share(&position);
+            }
+            turns.clear();
+            position.legal_turns(&mut turns);
+            position.play(&turns[0]);
+        }
+        assert_eq!(plan.share(&position), 1.0 / MOVEMENT_TURNS_LEFT);
+        1.0 - left
+    }
+
+    #[test]
+    fn the_plan_weighs_placements_against_moves() {
+        let even = TimePlan::new(CODECUP_GAME_TIME);
+        assert_eq!(even.placement_weight, 1.0);
+        // An even share: the placement is one of the 25 own placements and 16 moves to come.
+        assert_eq!(even.share(&Dvonn::new()), 1.0 / (25.0 + MOVEMENT_TURNS));
+        assert_eq!(placements_part(0.0), 0.0);
+        let (light, even, heavy) = (placements_part(0.1), placements_part(1.0), placements_part(3.0));
+        // The shares the constant's documentation quotes.
+        assert!((0.1..0.2).contains(&light), "{light}");
+        assert!((0.55..0.65).contains(&even), "{even}");
+        assert!((0.75..0.85).contains(&heavy), "{heavy}");
+    }
 }

@@ -6,7 +6,8 @@
 //!   with `help`, `undo`, `hint` and a clear answer to any bad input.
 //! - [`engine`]: gipfzero's own line protocol (documented in `docs/ENGINE.md`), so that other
 //!   programs can set up games, send turns and ask for replies.
-//! - [`codecup`]: the CodeCup 2011 DVONN competition protocol.
+//! - [`codecup`]: the CodeCup 2011 DVONN competition protocol; [`referee`]: two programs that
+//!   speak it, played against each other and refereed.
 //! - [`think`]: thinking budgets (simulations or time) and where agents come from;
 //!   [`hint`]: turns with the share of the search's visits they received.
 //!
@@ -15,8 +16,9 @@
 pub mod codecup;
 pub mod engine;
 pub mod hint;
+pub mod referee;
 pub mod terminal;
 pub mod think;
 
 pub use hint::turn_shares;
-pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker};
+pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker, TimeTally, TimedAgent};

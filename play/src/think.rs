@@ -5,6 +5,8 @@
 //! per second its agent manages on this machine and this game (it keeps a running estimate,
 //! the first turn being a small probe) and sizes each search to fit the time it is given. A
 //! [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gipfzero_games::Game;
@@ -134,8 +136,9 @@ const MIN_SIMULATIONS: u32 = 2;
 const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
 
 /// An agent source with the agent it last built and a measured speed, choosing turns under a
-/// [`Budget`]. The agent is rebuilt whenever the simulation setting changes (under a time
-/// budget, nearly every turn), so a search agent then starts each turn with a fresh tree.
+/// [`Budget`]. When the simulation setting changes (under a time budget, nearly every turn)
+/// the agent is resized in place ([`Agent::set_simulations`]: a network is not loaded again,
+/// the tree is kept) or, where it cannot be, rebuilt.
 pub struct Thinker<G: Game, S> {
     source: S,
     seed: u64,
@@ -175,9 +178,16 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         }
     }
 
-    /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
-    pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+    /// Has the agent ready for a turn at `position` under `budget`: resized, or built when
+    /// there is none or it cannot be resized. [`Thinker::choose`] does it first; calling it
+    /// ahead lets a caller refuse a bad agent before a game starts.
+    pub fn prepare(&mut self, position: &G, budget: Budget) -> Result<(), ThinkError> {
         let simulations = self.simulations(budget);
+        if let (Some((built, agent)), Some(n)) = (self.agent.as_mut(), simulations) {
+            if *built != simulations && agent.set_simulations(n) {
+                *built = simulations;
+            }
+        }
         if self
             .agent
             .as_ref()
@@ -189,7 +199,14 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
                 .map_err(|error| ThinkError::Agent(Box::new(error)))?;
             self.agent = Some((simulations, agent));
         }
-        let (_, agent) = self.agent.as_mut().expect("built above");
+        Ok(())
+    }
+
+    /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
+    pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+        self.prepare(position, budget)?;
+        let simulations = self.simulations(budget);
+        let (_, agent) = self.agent.as_mut().expect("prepared above");
         let started = Instant::now();
         let turn = agent.choose_turn(position)?;
         if let (Budget::Time(_), Some(n)) = (budget, simulations) {
@@ -205,6 +222,107 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         if let Some((_, agent)) = &mut self.agent {
             agent.new_game();
         }
+    }
+}
+
+/// An agent that thinks the same wall-clock time per turn on average, through a
+/// [`Thinker`]: how `gipfzero evaluate --move-time` gives two agents equal time whatever
+/// their speed. A search cannot stop half way, so a turn takes what the speed estimate
+/// predicted, and estimates err (turns of one decision and of several, the probe, the
+/// solver, a tree reused): each turn's budget gives back or takes what the game's turns so
+/// far were under or over their time (from a quarter to twice the time), and is scaled by
+/// how the time taken compared with the time asked for on the sized turns so far (half to
+/// twice), so the mean stays on target.
+pub struct TimedAgent<G: Game, S> {
+    thinker: Thinker<G, S>,
+    time: Duration,
+    tally: Option<Arc<TimeTally>>,
+    /// Turns and thinking time of this game.
+    turns: u32,
+    used: Duration,
+    /// Time asked for and taken on the turns sized from a measured speed (not the probe).
+    asked: Duration,
+    taken: Duration,
+}
+
+impl<G: Game, S: AgentSource> TimedAgent<G, S> {
+    /// An agent of `source` that thinks `time` per turn in games like `position` (its agent
+    /// is built here, so a bad one is refused before any game).
+    pub fn new(source: S, seed: u64, time: Duration, position: &G) -> Result<Self, ThinkError> {
+        let mut thinker = Thinker::new(source, seed);
+        thinker.prepare(position, Budget::Time(time))?;
+        Ok(TimedAgent { thinker, time, tally: None, turns: 0, used: Duration::ZERO, asked: Duration::ZERO, taken: Duration::ZERO })
+    }
+
+    /// Adds the time of every turn to `tally` (shared by the agents of one side of a match).
+    pub fn with_tally(self, tally: Arc<TimeTally>) -> Self {
+        TimedAgent { tally: Some(tally), ..self }
+    }
+}
+
+/// The turns and thinking time of agents that share it: what a timed match reports, so that
+/// "equal time" is measured, not assumed.
+#[derive(Debug, Default)]
+pub struct TimeTally {
+    nanos: AtomicU64,
+    turns: AtomicU64,
+}
+
+impl TimeTally {
+    fn add(&self, time: Duration) {
+        self.nanos.fetch_add(time.as_nanos() as u64, Ordering::Relaxed);
+        self.turns.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Turns played so far.
+    pub fn turns(&self) -> u64 {
+        self.turns.load(Ordering::Relaxed)
+    }
+
+    /// The mean time of a turn, once one was played.
+    pub fn mean(&self) -> Option<Duration> {
+        let turns = self.turns();
+        (turns > 0).then(|| Duration::from_nanos(self.nanos.load(Ordering::Relaxed) / turns))
+    }
+}
+
+impl<G: Game, S: AgentSource + Send> Agent<G> for TimedAgent<G, S> {
+    fn name(&self) -> String {
+        format!("{} ({} ms per turn)", self.thinker.source().name(), self.time.as_millis())
+    }
+
+    fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
+        let owed = (self.time * (self.turns + 1)).saturating_sub(self.used);
+        let scale = match self.taken.is_zero() {
+            true => 1.0,
+            false => (self.asked.as_secs_f64() / self.taken.as_secs_f64()).clamp(0.5, 2.0),
+        };
+        let budget = owed.clamp(self.time / 4, self.time * 2).mul_f64(scale);
+        let sized = self.thinker.rate.is_some();
+        let started = Instant::now();
+        let turn = self.thinker.choose(position, Budget::Time(budget)).map_err(|error| match error {
+            ThinkError::Choose(error) => error,
+            ThinkError::Agent(error) => AgentError::Rebuild(error_text(error.as_ref())),
+        })?;
+        let took = started.elapsed();
+        self.turns += 1;
+        self.used += took;
+        if sized {
+            self.asked += budget;
+            self.taken += took;
+        }
+        if let Some(tally) = &self.tally {
+            tally.add(took);
+        }
+        Ok(turn)
+    }
+
+    fn new_game(&mut self) {
+        self.thinker.new_game();
+        self.turns = 0;
+        self.used = Duration::ZERO;
+        self.asked = Duration::ZERO;
+        self.taken = Duration::ZERO;
     }
 }
 
@@ -240,9 +358,9 @@ impl GameClock {
         self.total.mul_f64(1.0 - RESERVE).saturating_sub(self.used)
     }
 
-    /// The budget of the next turn when about `turns_left` own turns remain.
-    pub fn budget(&self, turns_left: u32) -> Budget {
-        Budget::Time(self.left() / turns_left.max(1))
+    /// The budget of a turn that gets `share` (0 to 1) of the time left.
+    pub fn budget(&self, share: f64) -> Budget {
+        Budget::Time(self.left().mul_f64(share.clamp(0.0, 1.0)))
     }
 
     /// Books time spent thinking.
@@ -303,13 +421,100 @@ mod tests {
         assert_eq!(thinker.simulations(Budget::Default), None);
     }
 
+    /// A baseline source that counts the agents it builds.
+    struct Counting {
+        inner: Baseline,
+        built: std::cell::Cell<u32>,
+    }
+
+    impl AgentSource for Counting {
+        type Error = BaselineError;
+        fn name(&self) -> String {
+            self.inner.name()
+        }
+        fn searches(&self) -> bool {
+            self.inner.searches()
+        }
+        fn agent<G: Game>(&self, position: &G, simulations: Option<u32>, seed: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            self.built.set(self.built.get() + 1);
+            self.inner.agent(position, simulations, seed)
+        }
+    }
+
+    #[test]
+    fn a_timed_thinker_resizes_its_agent_instead_of_building_another() {
+        let source = Counting { inner: Baseline::new("rollout:10").unwrap(), built: Default::default() };
+        let mut thinker: Thinker<Dvonn, _> = Thinker::new(source, 5);
+        let mut position = Dvonn::new();
+        for millis in [5, 20, 10] {
+            let budget = Budget::Time(Duration::from_millis(millis));
+            let wanted = thinker.simulations(budget);
+            let turn = thinker.choose(&position, budget).unwrap();
+            assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(wanted));
+            position.play(&turn);
+        }
+        assert_eq!(thinker.source().built.get(), 1);
+        // A budget without simulations (the agent's own setting) needs an agent built so.
+        thinker.choose(&position, Budget::Default).unwrap();
+        assert_eq!(thinker.source().built.get(), 2);
+    }
+
+    #[test]
+    fn a_timed_agent_plays_whole_games_and_refuses_a_bad_agent_up_front() {
+        let position = Dvonn::new();
+        let time = Duration::from_millis(2);
+        let tally = Arc::new(TimeTally::default());
+        let mut agent = TimedAgent::new(Baseline::new("rollout:10").unwrap(), 1, time, &position)
+            .unwrap()
+            .with_tally(tally.clone());
+        assert_eq!(agent.name(), "rollout:10 (2 ms per turn)");
+        let played = gipfzero_mcts::play_game(
+            &position,
+            [&mut agent as &mut dyn Agent<Dvonn>, &mut gipfzero_mcts::RandomAgent::new(2)],
+            1000,
+            0,
+        )
+        .unwrap();
+        assert!(played.outcome.is_some());
+        // The timed agent made White's turns (two in a row after the placements).
+        let mut replay = position.clone();
+        let mut white = 0;
+        for turn in &played.turns {
+            white += (replay.to_move() == gipfzero_games::Player::One) as u64;
+            replay.play(turn);
+        }
+        assert_eq!(tally.turns(), white);
+        assert!(tally.mean().is_some());
+        // Each turn after the first was sized from the measured speed, not the probe.
+        assert!(agent.thinker.rate.is_some());
+        let bad = TimedAgent::new(Failing, 1, time, &position);
+        assert!(matches!(bad, Err(ThinkError::Agent(_))));
+    }
+
+    /// A source whose agents cannot be built.
+    struct Failing;
+
+    impl AgentSource for Failing {
+        type Error = BaselineError;
+        fn name(&self) -> String {
+            "failing".into()
+        }
+        fn searches(&self) -> bool {
+            true
+        }
+        fn agent<G: Game>(&self, _: &G, _: Option<u32>, _: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            Err(BaselineError::Spec(Baseline::new("nonsense").unwrap_err()))
+        }
+    }
+
     #[test]
     fn the_clock_shares_out_what_is_left() {
         let mut clock = GameClock::new(Duration::from_secs(10));
         assert_eq!(clock.left(), Duration::from_millis(8500));
-        assert_eq!(clock.budget(10), Budget::Time(Duration::from_millis(850)));
+        assert_eq!(clock.budget(0.1), Budget::Time(Duration::from_millis(850)));
         clock.spend(Duration::from_secs(8));
-        assert_eq!(clock.budget(0), Budget::Time(Duration::from_millis(500)));
+        assert_eq!(clock.budget(1.0), Budget::Time(Duration::from_millis(500)));
+        assert_eq!(clock.budget(2.0), clock.budget(1.0));
         clock.spend(Duration::from_secs(8));
         assert_eq!(clock.left(), Duration::ZERO);
     }

@@ -7,7 +7,7 @@ use common::Peer;
 use gipfzero_games::dvonn::Dvonn;
 use gipfzero_games::{Game, Player};
 use gipfzero_mcts::{Agent, RandomAgent};
-use gipfzero_play::codecup::{run_codecup, CodeCupGame, CODECUP_GAME_TIME};
+use gipfzero_play::codecup::{run_codecup, CodeCupGame, TimePlan, CODECUP_GAME_TIME};
 use gipfzero_play::Baseline;
 
 type Program = Peer<std::io::Result<(CodeCupGame, String)>>;
@@ -16,7 +16,7 @@ fn program(agent: &str, game_time: Duration) -> Program {
     let source = Baseline::new(agent).unwrap();
     Peer::spawn(move |input, output| {
         let mut log = Vec::new();
-        let game = run_codecup(source, 4, game_time, input, output, &mut log)?;
+        let game = run_codecup(source, 4, TimePlan::new(game_time), input, output, &mut log)?;
         Ok((game, String::from_utf8(log).unwrap()))
     })
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use gipfzero_play::codecup::{run_codecup, CODECUP_GAME_TIME};
+use gipfzero_play::codecup::{run_codecup, TimePlan, CODECUP_GAME_TIME, DEFAULT_PLACEMENT_WEIGHT};
 use gipfzero_play::engine::run_engine;
 
 use gipfzero_train::agents::AgentChoice;
@@ -24,6 +24,10 @@ pub struct EngineArgs {
     /// With --codecup: thinking time for the whole game, in seconds.
     #[arg(long, default_value_t = CODECUP_GAME_TIME.as_secs_f64())]
     pub game_time: f64,
+    /// With --codecup: a placement turn's weight beside a movement turn's when the time is
+    /// shared out (at least 0; 1 shares evenly).
+    #[arg(long, default_value_t = DEFAULT_PLACEMENT_WEIGHT)]
+    pub placement_weight: f64,
 }
 
 pub fn run(args: EngineArgs) -> anyhow::Result<()> {
@@ -38,11 +42,19 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
             "--game-time {}: expected a number of seconds above 0",
             args.game_time
         );
-        let time = Duration::from_secs_f64(args.game_time);
+        anyhow::ensure!(
+            args.placement_weight.is_finite() && args.placement_weight >= 0.0,
+            "--placement-weight {}: expected a number, at least 0",
+            args.placement_weight
+        );
+        let plan = TimePlan {
+            game_time: Duration::from_secs_f64(args.game_time),
+            placement_weight: args.placement_weight,
+        };
         run_codecup(
             source,
             args.seed,
-            time,
+            plan,
             &mut input,
             &mut output,
             &mut std::io::stderr().lock(),

@@ -4,7 +4,8 @@ use anyhow::Context;
 use clap::Args;
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
 use gipfzero_games::Game;
-use gipfzero_play::AgentSource;
+use gipfzero_play::{AgentSource, TimeTally, TimedAgent};
+use std::sync::Arc;
 
 use gipfzero_train::agents::{AgentChoice, AgentFactory, CheckpointSearch};
 use gipfzero_train::evaluate::{is_even_game_count, opening, run_match, MatchReport, MatchSettings, Side};
@@ -41,6 +42,13 @@ pub struct EvaluateArgs {
     /// Simulations per decision of checkpoint agents (their default when absent).
     #[arg(long)]
     pub simulations: Option<u32>,
+    /// Both agents think the same wall-clock time per turn (e.g. 1000ms, 1.5s) instead of a
+    /// number of simulations: each measures its own speed and sizes its searches to fit
+    /// (`gipfzero_play::TimedAgent`), so a network and `rollout:N` meet at equal time (N is
+    /// then ignored; random and greedy do not search). Play the games one at a time
+    /// (`--threads 1`) for times that mean what they say.
+    #[arg(long, value_name = "TIME", value_parser = parse_move_time, conflicts_with_all = ["simulations", "gumbel", "rollout_mix", "round_robin", "run"])]
+    pub move_time: Option<std::time::Duration>,
     /// Checkpoint agents search with a Gumbel root (sequential halving over the prior's top
     /// actions, no noise) instead of PUCT.
     #[arg(long)]
@@ -75,8 +83,21 @@ pub struct EvaluateArgs {
     pub quiet: bool,
 }
 
+/// `--move-time`: milliseconds (`1000ms`) or seconds (`1s`, `1.5s`), above 0.
+fn parse_move_time(text: &str) -> Result<std::time::Duration, String> {
+    let expected = || format!("expected a time per turn such as 1000ms or 1.5s, found {text:?}");
+    let (number, scale) = match text.strip_suffix("ms") {
+        Some(number) => (number, 1e-3),
+        None => (text.strip_suffix('s').ok_or_else(expected)?, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(std::time::Duration::from_secs_f64(value * scale)),
+        _ => Err(expected()),
+    }
+}
+
 /// `--games`: an even number, at least 2.
-fn even_games(text: &str) -> Result<u32, String> {
+pub(crate) fn even_games(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
         Ok(games) if is_even_game_count(games) => Ok(games),
         _ => Err(format!(
@@ -98,9 +119,20 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     let (Some(first), Some(second)) = (&args.first, &args.second) else {
         anyhow::bail!("give two agents, or --round-robin DIR, or --run RUN_DIR and one agent");
     };
+    let tallies = [Arc::new(TimeTally::default()), Arc::new(TimeTally::default())];
     // The match loads both agents (and checks them against the game) before any game starts.
-    let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings })?;
+    let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings, tallies: &tallies })?;
     print_report(&args, first, second, &report);
+    if args.move_time.is_some() {
+        let mean = |tally: &TimeTally| tally.mean().map_or("-".to_string(), |t| format!("{:.0} ms", t.as_secs_f64() * 1e3));
+        println!(
+            "time per turn (measured): {first} {} over {} turns, {second} {} over {} turns",
+            mean(&tallies[0]),
+            tallies[0].turns(),
+            mean(&tallies[1]),
+            tallies[1].turns()
+        );
+    }
     if let Some(path) = &args.records {
         write_records(path, &report)?;
         println!("records: {} ({} games)", path.display(), report.games.len());
@@ -142,6 +174,7 @@ fn round_robin(
                 first: &players[first],
                 second: &players[second],
                 settings,
+                tallies: &Default::default(),
             })?;
             if !args.quiet {
                 print_report(args, &players[first], &players[second], &report);
@@ -194,7 +227,7 @@ fn rate_run(
     println!("{:>9}  {:>8}  {:>11}  {:>6}  {:>21}", "iteration", "CPU min", "W-D-L", "score", "Elo (95% interval)");
     let mut ratings = Vec::new();
     for ((iteration, _), player) in checkpoints.iter().zip(&players) {
-        let report = setting.start()?.visit(Match { args, first: player, second: opponent, settings })?;
+        let report = setting.start()?.visit(Match { args, first: player, second: opponent, settings, tallies: &Default::default() })?;
         let rating = CheckpointRating {
             iteration: *iteration,
             cpu_s: cpu_seconds.get(iteration).copied(),
@@ -253,6 +286,8 @@ struct Match<'a> {
     first: &'a str,
     second: &'a str,
     settings: &'a MatchSettings,
+    /// Each side's turns and time under `--move-time`.
+    tallies: &'a [Arc<TimeTally>; 2],
 }
 
 impl GameVisitor for Match<'_> {
@@ -274,16 +309,31 @@ impl GameVisitor for Match<'_> {
                 .with_context(|| format!("agent {spec:?}"))
         };
         let (first, second) = (factory(self.first)?, factory(self.second)?);
+        // Under a time per turn each game's agents are thinkers over the same choices, and
+        // each side's turns are timed.
+        let tallies = self.tallies;
+        let timed = |spec: &str, seed: u64, time, tally: &Arc<TimeTally>| -> anyhow::Result<Box<dyn gipfzero_mcts::Agent<G>>> {
+            let choice = AgentChoice::parse(spec)?;
+            let agent = TimedAgent::new(choice, seed, time, &start).with_context(|| format!("agent {spec:?}"))?;
+            Ok(Box::new(agent.with_tally(tally.clone())))
+        };
+        if let Some(time) = args.move_time {
+            timed(self.first, 0, time, &Arc::default())?;
+            timed(self.second, 0, time, &Arc::default())?;
+        }
         let report = run_match(
             // Each pair of games gets its own start, drawn from the match seed.
             |pair| opening(&start, args.opening_turns, args.seed.wrapping_add(pair as u64)),
             |side, game| {
-                let (factory, salt) = match side {
-                    Side::First => (&first, 0x5eed_0001),
-                    Side::Second => (&second, 0x5eed_0002),
+                let (factory, spec, tally, salt) = match side {
+                    Side::First => (&first, self.first, &tallies[0], 0x5eed_0001),
+                    Side::Second => (&second, self.second, &tallies[1], 0x5eed_0002),
                 };
                 let seed = args.seed.wrapping_mul(0x9E37_79B9).wrapping_add(salt).wrapping_add((game as u64) << 20);
-                factory.agent(&start, seed).expect("agent specs were checked before the match")
+                match args.move_time {
+                    Some(time) => timed(spec, seed, time, tally).expect("agent specs were checked before the match"),
+                    None => factory.agent(&start, seed).expect("agent specs were checked before the match"),
+                }
             },
             self.settings,
             |results| {
@@ -298,7 +348,10 @@ impl GameVisitor for Match<'_> {
 
 fn print_report(args: &EvaluateArgs, first: &str, second: &str, report: &MatchReport) {
     let results = report.results;
-    println!("{first} vs {second} ({}, {} games)", args.game, results.games());
+    match args.move_time {
+        Some(time) => println!("{first} vs {second} ({}, {} games, {} ms per turn each)", args.game, results.games(), time.as_millis()),
+        None => println!("{first} vs {second} ({}, {} games)", args.game, results.games()),
+    }
     println!(
         "{}: {} wins, {} draws, {} losses, score {:.3}{}",
         first,

@@ -5,6 +5,7 @@ pub mod evaluate;
 pub mod export;
 pub mod info;
 pub mod play;
+pub mod referee;
 pub mod render;
 pub mod rules;
 pub mod selfplay;

@@ -276,6 +276,10 @@ impl<G: Game> Agent<G> for NetworkAgent<G> {
     fn new_game(&mut self) {
         self.agent.new_game()
     }
+
+    fn set_simulations(&mut self, simulations: u32) -> bool {
+        self.agent.set_simulations(simulations)
+    }
 }
 
 impl AgentSource for AgentChoice {
