@@ -32,10 +32,14 @@ struct S3Server {
     _child: Mutex<Child>,
 }
 
-/// The one server of this test process, started by the first test that needs it.
+/// The one server of this test process, started by the first test that needs it. A failure
+/// to start is kept too, so that the other tests fail with it instead of installing again.
 fn server() -> &'static S3Server {
-    static SERVER: OnceLock<S3Server> = OnceLock::new();
-    SERVER.get_or_init(|| start_server().unwrap_or_else(|why| panic!("the S3 test server could not be started: {why}")))
+    static SERVER: OnceLock<Result<S3Server, String>> = OnceLock::new();
+    match SERVER.get_or_init(start_server) {
+        Ok(server) => server,
+        Err(why) => panic!("the S3 test server could not be started: {why}"),
+    }
 }
 
 fn start_server() -> Result<S3Server, String> {
@@ -69,13 +73,14 @@ fn start_server() -> Result<S3Server, String> {
                     values.insert(key.to_string(), value.to_string());
                 }
             }
-            Err(_) => {
+            Err(error) => {
                 let _ = child.kill();
                 let status = child.wait().map(|status| status.to_string()).unwrap_or_default();
-                return Err(format!(
-                    "{} start gave no `ready` line within {SERVER_START_LIMIT:?} (exit: {status}; its stderr is above)",
-                    script.display()
-                ));
+                let what = match error {
+                    mpsc::RecvTimeoutError::Timeout => format!("gave no `ready` line within {SERVER_START_LIMIT:?}"),
+                    mpsc::RecvTimeoutError::Disconnected => "ended before it was ready".to_string(),
+                };
+                return Err(format!("{} start {what} ({status}; its messages are above)", script.display()));
             }
         }
     }
@@ -348,4 +353,22 @@ fn s3_unreachable_endpoint_fails_fast_naming_the_url() {
     assert!(text.contains(&url), "{text}");
     assert!(!text.contains("secret-never-shown"), "{text}");
     assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn s3_silent_endpoint_times_out_naming_the_url() {
+    // A listener that takes connections (the kernel's backlog) and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = format!("s3://{BUCKET}/silent");
+    let environment = s3_environment(&format!("http://127.0.0.1:{port}"), "AKIAEXAMPLE", "secret-never-shown");
+    let options = Options { operation_timeout: Duration::from_secs(1), ..options(environment) };
+    let started = Instant::now();
+    let error = RunStore::open_location(RunLocation::parse(&url).unwrap(), options).unwrap_err();
+    let text = error.to_string();
+    eprintln!("{text} ({:?})", started.elapsed());
+    assert!(matches!(error, ObjectError::TimedOut { .. }), "{text}");
+    assert!(text.contains(&url), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    drop(silent);
 }
