@@ -19,7 +19,10 @@
 //! Credentials come from each cloud's standard environment variables, read the way
 //! `object_store` reads them (`AWS_*`, `GOOGLE_*` and `SERVICE_ACCOUNT`, `AZURE_*`), and
 //! from the files and services `object_store` itself consults (Google's application default
-//! credentials file, instance metadata, container and web-identity credentials); an S3
+//! credentials file, instance metadata, container and web-identity credentials). AWS's own
+//! shared files (`~/.aws/credentials`, `~/.aws/config`, `AWS_PROFILE`), which `object_store`
+//! does not read, are read here for static keys, region and endpoint, below the
+//! environment (see [`aws_profile_settings`]). An S3
 //! endpoint of one's own (MinIO, a test server) comes from `AWS_ENDPOINT_URL` or
 //! `AWS_ENDPOINT`, with `AWS_ALLOW_HTTP=true` for plain HTTP. The run URL may not carry
 //! credentials (no user, password or query string): they would end up in logs and run
@@ -335,6 +338,15 @@ impl RunStore {
                 .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
                 .collect(),
         };
+        // AWS's shared files come first, so that the environment overrides them.
+        let environment = match location.backend {
+            Backend::S3 => {
+                let mut with_files = aws_profile_settings(&environment).map_err(&open_error)?;
+                with_files.extend(environment);
+                with_files
+            }
+            _ => environment,
+        };
         let secrets = secret_values(&environment);
         let scrub = |text: String| scrub(&text, &secrets);
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -572,6 +584,99 @@ impl RunStore {
     }
 }
 
+/// The settings of the AWS profile (`AWS_PROFILE`, else `default`) from AWS's shared files,
+/// as the environment variables they stand for, for what `object_store` does not read:
+/// `aws_access_key_id`, `aws_secret_access_key` and `aws_session_token` from the credentials
+/// file (`AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/credentials`), `region` and
+/// `endpoint_url` from the config file (`AWS_CONFIG_FILE`, else `~/.aws/config`; its
+/// sections are `[default]` and `[profile NAME]`). Static keys only: a profile that assumes
+/// a role, uses SSO or runs a credential process gives no keys here. Keys are taken only
+/// when the environment has none, a region and endpoint only when it names none. A missing
+/// file is no error; an unreadable one is, as is an `AWS_PROFILE` found in neither file.
+fn aws_profile_settings(environment: &[(String, String)]) -> Result<Vec<(String, String)>, String> {
+    let var = |name: &str| environment.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
+    let has = |names: &[&str]| names.iter().any(|name| var(name).is_some_and(|value| !value.is_empty()));
+    let home = var("HOME").filter(|home| !home.is_empty());
+    let file = |variable: &str, default: &str| -> Option<PathBuf> {
+        match var(variable).filter(|path| !path.is_empty()) {
+            Some(path) => Some(PathBuf::from(path)),
+            None => home.map(|home| FsPath::new(home).join(".aws").join(default)),
+        }
+    };
+    let read = |path: Option<PathBuf>| -> Result<String, String> {
+        let Some(path) = path else { return Ok(String::new()) };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+            Err(error) => Err(format!("cannot read the AWS file {}: {error}", path.display())),
+        }
+    };
+    let chosen = var("AWS_PROFILE").filter(|profile| !profile.is_empty());
+    let profile = chosen.unwrap_or("default");
+    let credentials = ini_section(&read(file("AWS_SHARED_CREDENTIALS_FILE", "credentials"))?, profile);
+    let config_section = if profile == "default" { "default".to_string() } else { format!("profile {profile}") };
+    let config = ini_section(&read(file("AWS_CONFIG_FILE", "config"))?, &config_section);
+    if let Some(profile) = chosen {
+        if credentials.is_none() && config.is_none() {
+            return Err(format!("AWS_PROFILE names the profile {profile:?}, which neither AWS file has"));
+        }
+    }
+    let (credentials, config) = (credentials.unwrap_or_default(), config.unwrap_or_default());
+    let value = |entries: &[(String, String)], key: &str| {
+        entries.iter().find(|(name, _)| name == key).map(|(_, value)| value.clone())
+    };
+    let mut settings = Vec::new();
+    if !has(&["AWS_ACCESS_KEY_ID"]) {
+        // The config file may hold keys too; the credentials file wins.
+        for (file_key, variable) in [
+            ("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
+            ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
+            ("aws_session_token", "AWS_SESSION_TOKEN"),
+        ] {
+            if let Some(found) = value(&credentials, file_key).or_else(|| value(&config, file_key)) {
+                settings.push((variable.to_string(), found));
+            }
+        }
+    }
+    if !has(&["AWS_REGION", "AWS_DEFAULT_REGION"]) {
+        if let Some(region) = value(&config, "region") {
+            settings.push(("AWS_REGION".to_string(), region));
+        }
+    }
+    if !has(&["AWS_ENDPOINT_URL", "AWS_ENDPOINT", "AWS_ENDPOINT_URL_S3"]) {
+        if let Some(endpoint) = value(&config, "endpoint_url") {
+            settings.push(("AWS_ENDPOINT_URL".to_string(), endpoint));
+        }
+    }
+    Ok(settings)
+}
+
+/// The `key = value` lines of the section `[name]` of an INI text (AWS's file format:
+/// `#` and `;` start comments; keys are kept as written, lower case in AWS's files).
+fn ini_section(text: &str, name: &str) -> Option<Vec<(String, String)>> {
+    let mut entries: Option<Vec<(String, String)>> = None;
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(section) = line.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) {
+            inside = section.trim() == name;
+            if inside && entries.is_none() {
+                entries = Some(Vec::new());
+            }
+            continue;
+        }
+        if inside {
+            if let (Some(entries), Some((key, value))) = (entries.as_mut(), line.split_once('=')) {
+                entries.push((key.trim().to_string(), value.trim().to_string()));
+            }
+        }
+    }
+    entries
+}
+
 /// What a cloud server's refusal says, read from the error's text. object_store reports a
 /// failed listing as a `Generic` error whose text carries the HTTP status and the server's
 /// body (the error type with the status is private to it), so the status line and the
@@ -774,6 +879,53 @@ mod tests {
             scrub(text, &secrets),
             "sent [redacted] to https://[redacted]@acct.blob.core.windows.net/c/x?[redacted] ([redacted]) as AKIAEXAMPLE"
         );
+    }
+
+    #[test]
+    fn aws_profiles_come_from_the_shared_files_below_the_environment() {
+        let home = std::env::temp_dir().join(format!("gipfzero-object-aws-{}", std::process::id()));
+        std::fs::create_dir_all(home.join(".aws")).unwrap();
+        std::fs::write(
+            home.join(".aws/credentials"),
+            "# keys\n[default]\naws_access_key_id = AKIADEFAULT\naws_secret_access_key = default-secret\n\n\
+             [ci]\naws_access_key_id=AKIACI\naws_secret_access_key=ci-secret\naws_session_token = ci-token\n",
+        )
+        .unwrap();
+        std::fs::write(
+            home.join(".aws/config"),
+            "[default]\nregion = eu-west-1\n[profile ci]\nregion = us-east-2\nendpoint_url = http://127.0.0.1:9000\n",
+        )
+        .unwrap();
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            let mut vars = vec![("HOME".to_string(), home.display().to_string())];
+            vars.extend(pairs.iter().map(|(name, value)| (name.to_string(), value.to_string())));
+            vars
+        };
+        let pairs = |settings: Vec<(String, String)>| -> Vec<String> {
+            settings.into_iter().map(|(name, value)| format!("{name}={value}")).collect()
+        };
+        assert_eq!(
+            pairs(aws_profile_settings(&env(&[])).unwrap()),
+            ["AWS_ACCESS_KEY_ID=AKIADEFAULT", "AWS_SECRET_ACCESS_KEY=default-secret", "AWS_REGION=eu-west-1"]
+        );
+        assert_eq!(
+            pairs(aws_profile_settings(&env(&[("AWS_PROFILE", "ci")])).unwrap()),
+            [
+                "AWS_ACCESS_KEY_ID=AKIACI",
+                "AWS_SECRET_ACCESS_KEY=ci-secret",
+                "AWS_SESSION_TOKEN=ci-token",
+                "AWS_REGION=us-east-2",
+                "AWS_ENDPOINT_URL=http://127.0.0.1:9000"
+            ]
+        );
+        // The environment's keys, region and endpoint win over the files'.
+        let given = env(&[("AWS_PROFILE", "ci"), ("AWS_ACCESS_KEY_ID", "AKIAENV"), ("AWS_REGION", "ap-south-1")]);
+        assert_eq!(pairs(aws_profile_settings(&given).unwrap()), ["AWS_ENDPOINT_URL=http://127.0.0.1:9000"]);
+        let error = aws_profile_settings(&env(&[("AWS_PROFILE", "nobody")])).unwrap_err();
+        assert!(error.contains("\"nobody\""), "{error}");
+        // No HOME and no files: nothing, and no error.
+        assert_eq!(aws_profile_settings(&[]).unwrap(), []);
+        std::fs::remove_dir_all(&home).unwrap();
     }
 
     #[test]

@@ -372,3 +372,38 @@ fn s3_silent_endpoint_times_out_naming_the_url() {
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     drop(silent);
 }
+
+#[test]
+fn s3_credentials_from_an_aws_profile_file() {
+    let server = server();
+    let home = local_dir("aws-home");
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    let credentials = format!(
+        "[default]\naws_access_key_id = {}\naws_secret_access_key = {}\n[stale]\naws_access_key_id = {}\naws_secret_access_key = stale-secret-0123456789\n",
+        server.access_key_id, server.secret_access_key, server.access_key_id
+    );
+    std::fs::write(home.join(".aws/credentials"), credentials).unwrap();
+    let environment = |profile: Option<&str>| {
+        let mut vars: Vec<(String, String)> = [
+            ("HOME", home.display().to_string()),
+            ("AWS_ENDPOINT_URL", server.endpoint.clone()),
+            ("AWS_ALLOW_HTTP", "true".to_string()),
+            ("AWS_DEFAULT_REGION", "us-east-1".to_string()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+        vars.extend(profile.map(|profile| ("AWS_PROFILE".to_string(), profile.to_string())));
+        vars
+    };
+    let url = format!("s3://{BUCKET}/profile-{}", std::process::id());
+    let store = RunStore::open_location(RunLocation::parse(&url).unwrap(), options(environment(None))).unwrap();
+    store.put("manifest.json", b"from the profile's keys".to_vec()).unwrap();
+    assert_eq!(store.get("manifest.json").unwrap(), b"from the profile's keys");
+    let error =
+        RunStore::open_location(RunLocation::parse(&url).unwrap(), options(environment(Some("stale")))).unwrap_err();
+    let text = error.to_string();
+    assert!(matches!(error, ObjectError::Credentials { .. }), "{text}");
+    assert!(text.contains(&url) && !text.contains("stale-secret-0123456789"), "{text}");
+    std::fs::remove_dir_all(&home).unwrap();
+}
