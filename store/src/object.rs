@@ -21,10 +21,10 @@
 //! from the files and services `object_store` itself consults (Google's application default
 //! credentials file, instance metadata, container and web-identity credentials). AWS's own
 //! shared files (`~/.aws/credentials`, `~/.aws/config`, `AWS_PROFILE`), which `object_store`
-//! does not read, are read here for static keys, region and endpoint, below the
-//! environment (see [`aws_profile_settings`]). An S3
-//! endpoint of one's own (MinIO, a test server) comes from `AWS_ENDPOINT_URL` or
-//! `AWS_ENDPOINT`, with `AWS_ALLOW_HTTP=true` for plain HTTP. The run URL may not carry
+//! does not read, are read here for static keys, region and endpoint, below the environment
+//! (see `aws_profile_settings`). An S3 endpoint of one's own (MinIO, a test server) comes
+//! from `AWS_ENDPOINT_URL` or `AWS_ENDPOINT`, with `AWS_ALLOW_HTTP=true` for plain HTTP, or
+//! from the profile's `endpoint_url`. The run URL may not carry
 //! credentials (no user, password or query string): they would end up in logs and run
 //! files. Every error names the run URL and the object key, and its text is scrubbed of the
 //! secret values the store was configured with and of URL query strings (where SAS tokens
