@@ -231,6 +231,9 @@ fn manifest_replaced_while_read(open: impl Fn() -> RunStore + Sync) {
     writer.put("manifest.json", manifest(0)).unwrap();
     let written = AtomicUsize::new(0);
     let reads = AtomicUsize::new(0);
+    // Readers stop by themselves if the writer fails (a panic in it would otherwise leave
+    // them waiting for the last version, and the scope waiting for them).
+    let deadline = Instant::now() + Duration::from_secs(120);
     thread::scope(|scope| {
         for _ in 0..3 {
             let reader = open();
@@ -243,7 +246,7 @@ fn manifest_replaced_while_read(open: impl Fn() -> RunStore + Sync) {
                     assert!(version >= last, "read version {version} after {last}");
                     last = version;
                     reads.fetch_add(1, Ordering::SeqCst);
-                    if done {
+                    if done || Instant::now() > deadline {
                         break;
                     }
                 }
