@@ -7,8 +7,12 @@
 //! rename is durable only once the directory entry is). A crash can leave a temporary file
 //! behind; [`is_temporary`] recognises them so that readers skip or remove them.
 //!
-//! The crate has no dependencies: the tch-free crates (self-play) and the tch ones (model,
-//! train) share it.
+//! The crate does not depend on tch: the tch-free crates (self-play) and the tch ones (model,
+//! train) share it. Its `object` module (default feature `object`) is the object-storage
+//! API for runs that span machines; without that feature the crate has no dependencies.
+#[cfg(feature = "object")]
+pub mod object;
+
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
