@@ -175,24 +175,28 @@ impl EvaluationMetrics {
     }
 }
 
-/// Reads `metrics.jsonl`: one record per iteration, the latest line winning for an iteration
-/// written twice (before and after a restart), a torn last line ignored.
-pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(io_error(path)(error)),
-    };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let complete = text.ends_with('\n');
-    let mut records: Vec<IterationMetrics> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
+/// The text of `metrics.jsonl`, `None` when there is no file yet.
+fn read_text(path: &Path) -> Result<Option<String>, RunError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(io_error(path)(error)),
+    }
+}
+
+/// The records of a `metrics.jsonl` text with their lines: one per iteration, the latest line
+/// winning for an iteration written twice (before and after a restart), a torn last line
+/// ignored; any other line that does not read is an error naming it.
+fn records_with_lines<'t>(path: &Path, text: &'t str) -> Result<Vec<(IterationMetrics, &'t str)>, RunError> {
+    let lines: Vec<&str> = text.split_inclusive('\n').filter(|l| !l.trim().is_empty()).collect();
+    let mut records: Vec<(IterationMetrics, &str)> = Vec::new();
+    for (i, &line) in lines.iter().enumerate() {
         match serde_json::from_str::<IterationMetrics>(line) {
             Ok(record) => {
-                records.retain(|r| r.iteration < record.iteration);
-                records.push(record);
+                records.retain(|(r, _)| r.iteration < record.iteration);
+                records.push((record, line));
             }
-            Err(_) if i + 1 == lines.len() && !complete => {}
+            Err(_) if i + 1 == lines.len() && !line.ends_with('\n') => {}
             Err(error) => {
                 return Err(RunError::Invalid {
                     path: path.to_path_buf(),
@@ -204,31 +208,28 @@ pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
     Ok(records)
 }
 
+/// Reads `metrics.jsonl`: one record per iteration (see [`records_with_lines`]).
+pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, RunError> {
+    let Some(text) = read_text(path)? else { return Ok(Vec::new()) };
+    Ok(records_with_lines(path, &text)?.into_iter().map(|(record, _)| record).collect())
+}
+
 /// Rewrites `metrics.jsonl` to the lines of the committed iterations (those below
 /// `committed`, each iteration's latest line, as [`read_metrics`] reads them), when it holds
 /// more: a restart redoes the iterations after the commit point, and their lines written
 /// before the kill would otherwise stay in the file beside the new ones. The rewrite is
 /// atomic; a file that needs none is left alone.
 pub fn keep_committed_metrics(path: &Path, committed: u32) -> Result<(), RunError> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => return Err(io_error(path)(error)),
-    };
-    let mut kept: Vec<(u32, &str)> = Vec::new();
-    // A torn last line (no newline) is dropped; any other line must read, as in read_metrics.
-    for (number, line) in text.split_inclusive('\n').enumerate() {
-        if !line.ends_with('\n') || line.trim().is_empty() {
-            continue;
+    let Some(text) = read_text(path)? else { return Ok(()) };
+    let mut lines = String::new();
+    for (record, line) in records_with_lines(path, &text)? {
+        if record.iteration < committed {
+            lines.push_str(line);
+            if !line.ends_with('\n') {
+                lines.push('\n');
+            }
         }
-        let record = serde_json::from_str::<IterationMetrics>(line).map_err(|error| RunError::Invalid {
-            path: path.to_path_buf(),
-            message: format!("line {}: {error}", number + 1),
-        })?;
-        kept.retain(|&(iteration, _)| iteration < record.iteration);
-        kept.push((record.iteration, line));
     }
-    let lines: String = kept.iter().filter(|&&(iteration, _)| iteration < committed).map(|&(_, line)| line).collect();
     if lines != text {
         write_atomically(path, lines.as_bytes()).map_err(io_error(path))?;
     }

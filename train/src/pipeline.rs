@@ -226,7 +226,6 @@ pub fn run<G: Game>(
                 Some(path) => Some(checkpoint::load(run.root().join(path), spec, device)?.network),
                 None => None,
             };
-            metrics.retain(|m| m.iteration < state.iteration);
             let seeds = SplitMix64::new(state.next_self_play_seed);
             (trainer, window, seeds, best, state.iteration)
         }
