@@ -38,6 +38,8 @@ enum Command {
     Bench(cmd::bench::BenchCommand),
     /// Run (or resume) a training run described by a YAML config.
     Train(cmd::train::TrainArgs),
+    /// A self-play worker of a run kept in an object store (`train --run URL`).
+    Worker(cmd::worker::WorkerArgs),
     /// A game in the terminal: you against an agent, or agents against each other.
     Play(cmd::play::PlayArgs),
     /// Talks to other programs over stdin/stdout (docs/ENGINE.md; --codecup for DVONN).
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Bench(command) => cmd::bench::run(command),
         Command::Train(args) => cmd::train::run(args),
+        Command::Worker(args) => cmd::worker::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Engine(args) => cmd::engine::run(args),
         Command::Match(args) => cmd::referee::run(args),

@@ -10,6 +10,7 @@ pub mod render;
 pub mod rules;
 pub mod selfplay;
 pub mod train;
+pub mod worker;
 
 /// Exit code for an error, by the kind of its first cause that has one (the README lists
 /// them): 2 for a refused turn or record (the `gipfzero rules` contract), 3 for a config

@@ -6,8 +6,14 @@
 //! again with the same config (and `run_dir`) does the same. Only `iterations` may change
 //! between the two, which extends the run.
 //!
-//! The run itself is one library call, [`gipfzero_train::train`]; this module maps the
-//! arguments onto the config and prints a line per iteration.
+//! `--run URL` puts the run in an object store (`s3://`, `gs://`, `az://`, `file:///` or a
+//! folder), where `gipfzero worker URL` processes on any machines play its games
+//! (docs/DISTRIBUTED.md): with a config it starts the run (or continues it, the config
+//! being the same), without one it continues the run the store holds.
+//!
+//! The run itself is one library call, [`gipfzero_train::train`] (or
+//! [`gipfzero_train::distributed::train_at`]); this module maps the arguments onto the config
+//! and prints a line per iteration.
 use std::path::PathBuf;
 
 use clap::Args;
@@ -34,12 +40,24 @@ pub struct TrainArgs {
     /// (overrides the config's `init_from`; only a new run reads it).
     #[arg(long, value_name = "CHECKPOINT", conflicts_with = "resume")]
     pub init_from: Option<String>,
+    /// Keep the run in an object store at this URL (s3://bucket/prefix, gs://…, az://…,
+    /// file:///path) and gather its games from `gipfzero worker URL` processes instead of
+    /// playing them (docs/DISTRIBUTED.md). Without CONFIG, continue the run stored there.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["resume", "run_dir"])]
+    pub run: Option<String>,
+    /// The trainer's local working directory with --run (emptied and filled from the store
+    /// when the trainer starts); default: a folder per URL under ~/.cache/gipfzero/trainers.
+    #[arg(long, value_name = "DIR", requires = "run")]
+    pub work_dir: Option<PathBuf>,
     /// Print the fully resolved config and exit.
     #[arg(long)]
     pub print_config: bool,
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
+    if let Some(url) = &args.run {
+        return run_at(url, &args);
+    }
     let mut config = match (&args.config, &args.resume) {
         (_, Some(run_dir)) => {
             let saved = RunDir::new(run_dir).config_path();
@@ -81,6 +99,53 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     );
     gipfzero_train::train(&config, report)?;
     Ok(())
+}
+
+/// The trainer of a run at a URL.
+fn run_at(url: &str, args: &TrainArgs) -> anyhow::Result<()> {
+    use gipfzero_train::distributed::{stored_config, train_at};
+    let store = gipfzero_store::object::RunStore::open(url)?;
+    let mut config = match &args.config {
+        Some(path) => RunConfig::load(path)?,
+        None => match stored_config(&store)? {
+            Some(config) => config,
+            None => anyhow::bail!("{url} holds no training run (no config.yaml): give the run's config to start one"),
+        },
+    };
+    if let Some(from) = &args.init_from {
+        config.init_from = Some(from.clone());
+    }
+    if let Some(iterations) = args.iterations {
+        anyhow::ensure!(iterations >= 1, "--iterations must be at least 1");
+        config.iterations = iterations;
+    }
+    config.run_dir = match &args.work_dir {
+        Some(dir) => dir.clone(),
+        None => default_work_dir(url),
+    };
+    if args.print_config {
+        print!("{}", config.to_yaml());
+        return Ok(());
+    }
+    eprintln!(
+        "training {} at {url} ({} iterations, device {}, working directory {}); its games come from `gipfzero worker {url}`",
+        config.game,
+        config.iterations,
+        config.device,
+        config.run_dir.display()
+    );
+    let notice: gipfzero_train::distributed::Notice = std::sync::Arc::new(|message: &str| eprintln!("{message}"));
+    train_at(url, &config, notice, report)?;
+    Ok(())
+}
+
+/// `~/.cache/gipfzero/trainers/<hash of the URL>` (or under `$XDG_CACHE_HOME`).
+fn default_work_dir(url: &str) -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("gipfzero").join("trainers").join(format!("{:016x}", gipfzero_model::checkpoint::fnv1a64(url.as_bytes())))
 }
 
 /// One line per iteration on stderr.

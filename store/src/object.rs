@@ -34,6 +34,7 @@
 //! reported done is on disk, and a replaced object is renamed into place whole.
 use std::fmt;
 use std::path::{Path as FsPath, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -290,6 +291,29 @@ impl fmt::Debug for Options {
     }
 }
 
+/// The requests a [`RunStore`] made and the bytes it moved since it was opened (for the
+/// cost figures of docs/DISTRIBUTED.md). A listing counts once however many pages it took;
+/// the check made when the store is opened is not counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub puts: u64,
+    pub gets: u64,
+    pub lists: u64,
+    pub deletes: u64,
+    pub bytes_written: u64,
+    pub bytes_read: u64,
+}
+
+#[derive(Default)]
+struct TrafficCounters {
+    puts: AtomicU64,
+    gets: AtomicU64,
+    lists: AtomicU64,
+    deletes: AtomicU64,
+    bytes_written: AtomicU64,
+    bytes_read: AtomicU64,
+}
+
 /// One object under a run's prefix, as [`RunStore::list`] gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectInfo {
@@ -309,6 +333,7 @@ pub struct RunStore {
     operation_timeout: Duration,
     /// The secret values the store was configured with, scrubbed from every error.
     secrets: Vec<String>,
+    traffic: TrafficCounters,
 }
 
 impl fmt::Debug for RunStore {
@@ -419,7 +444,7 @@ impl RunStore {
                 Arc::new(PrefixStore::new(azure, location.prefix.as_str()))
             }
         };
-        let run = RunStore { location, url, store, runtime, operation_timeout: options.operation_timeout, secrets };
+        let run = RunStore { location, url, store, runtime, operation_timeout: options.operation_timeout, secrets, traffic: TrafficCounters::default() };
         run.check()?;
         Ok(run)
     }
@@ -452,8 +477,23 @@ impl RunStore {
         self.write(Operation::Put, key, bytes.into(), PutMode::Overwrite)
     }
 
+    /// What this store has requested and moved so far.
+    pub fn traffic(&self) -> Traffic {
+        let t = &self.traffic;
+        Traffic {
+            puts: t.puts.load(Ordering::Relaxed),
+            gets: t.gets.load(Ordering::Relaxed),
+            lists: t.lists.load(Ordering::Relaxed),
+            deletes: t.deletes.load(Ordering::Relaxed),
+            bytes_written: t.bytes_written.load(Ordering::Relaxed),
+            bytes_read: t.bytes_read.load(Ordering::Relaxed),
+        }
+    }
+
     fn write(&self, operation: Operation, key: &str, bytes: Vec<u8>, mode: PutMode) -> Result<(), ObjectError> {
         let path = self.key_path(key)?;
+        self.traffic.puts.fetch_add(1, Ordering::Relaxed);
+        self.traffic.bytes_written.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         let options = PutOptions { mode, ..PutOptions::default() };
         let store = Arc::clone(&self.store);
         self.run(
@@ -467,10 +507,13 @@ impl RunStore {
     pub fn get(&self, key: &str) -> Result<Vec<u8>, ObjectError> {
         let path = self.key_path(key)?;
         let store = Arc::clone(&self.store);
-        self.run(Operation::Get, key, async move {
+        self.traffic.gets.fetch_add(1, Ordering::Relaxed);
+        let bytes = self.run(Operation::Get, key, async move {
             let bytes = store.get(&path).await?.bytes().await?;
             Ok(bytes.to_vec())
-        })
+        })?;
+        self.traffic.bytes_read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(bytes)
     }
 
     /// Lists every object whose key starts with the segments of `prefix` (`""`: the whole
@@ -480,6 +523,7 @@ impl RunStore {
     pub fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, ObjectError> {
         let path = if prefix.is_empty() { None } else { Some(self.key_path(prefix)?) };
         let store = Arc::clone(&self.store);
+        self.traffic.lists.fetch_add(1, Ordering::Relaxed);
         let mut objects = self.run(Operation::List, prefix, async move {
             let mut stream = store.list(path.as_ref());
             let mut objects = Vec::new();
@@ -498,6 +542,7 @@ impl RunStore {
     pub fn delete(&self, key: &str) -> Result<(), ObjectError> {
         let path = self.key_path(key)?;
         let store = Arc::clone(&self.store);
+        self.traffic.deletes.fetch_add(1, Ordering::Relaxed);
         match self.run(Operation::Delete, key, async move { store.delete(&path).await }) {
             Err(ObjectError::NotFound { .. }) if self.location.backend == Backend::Local => Ok(()),
             Err(ObjectError::MissingBucket { .. })

@@ -20,78 +20,9 @@ use std::time::{Duration, Instant};
 
 use gipfzero_store::object::{ObjectError, ObjectInfo, Options, RunLocation, RunStore};
 
-const BUCKET: &str = "gipfzero-test";
-/// Installing moto on a fresh machine downloads ~30 MB from PyPI; starting takes seconds.
-const SERVER_START_LIMIT: Duration = Duration::from_secs(900);
-
-struct S3Server {
-    endpoint: String,
-    access_key_id: String,
-    secret_access_key: String,
-    /// Kept so that its stdin pipe stays open for as long as this process lives.
-    _child: Mutex<Child>,
-}
-
-/// The one server of this test process, started by the first test that needs it. A failure
-/// to start is kept too, so that the other tests fail with it instead of installing again.
-fn server() -> &'static S3Server {
-    static SERVER: OnceLock<Result<S3Server, String>> = OnceLock::new();
-    match SERVER.get_or_init(start_server) {
-        Ok(server) => server,
-        Err(why) => panic!("the S3 test server could not be started: {why}"),
-    }
-}
-
-fn start_server() -> Result<S3Server, String> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/s3-server.sh");
-    let mut child = Command::new("bash")
-        .arg(&script)
-        .args(["start", "--bucket", BUCKET, "--auth", "--until-stdin-closes"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|error| format!("cannot run {}: {error}", script.display()))?;
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (lines_tx, lines_rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let deadline = Instant::now() + SERVER_START_LIMIT;
-    let mut values = std::collections::HashMap::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match lines_rx.recv_timeout(left) {
-            Ok(line) if line == "ready" => break,
-            Ok(line) => {
-                if let Some((key, value)) = line.split_once('=') {
-                    values.insert(key.to_string(), value.to_string());
-                }
-            }
-            Err(error) => {
-                let _ = child.kill();
-                let status = child.wait().map(|status| status.to_string()).unwrap_or_default();
-                let what = match error {
-                    mpsc::RecvTimeoutError::Timeout => format!("gave no `ready` line within {SERVER_START_LIMIT:?}"),
-                    mpsc::RecvTimeoutError::Disconnected => "ended before it was ready".to_string(),
-                };
-                return Err(format!("{} start {what} ({status}; its messages are above)", script.display()));
-            }
-        }
-    }
-    let take = |key: &str| values.get(key).cloned().ok_or_else(|| format!("the server printed no {key}"));
-    Ok(S3Server {
-        endpoint: take("endpoint")?,
-        access_key_id: take("access_key_id")?,
-        secret_access_key: take("secret_access_key")?,
-        _child: Mutex::new(child),
-    })
-}
+#[path = "support/s3_server.rs"]
+mod s3_server;
+use s3_server::{server, BUCKET};
 
 /// Short limits: a failing test fails in seconds instead of retrying for minutes.
 fn options(environment: Vec<(String, String)>) -> Options {

@@ -99,32 +99,30 @@ fn load_generation(directory: &Path, start: &impl Game) -> Result<Samples, Gener
     Ok(batch.sorted_by_game())
 }
 
-impl<G: Game> ShardSelfPlay<G> {
-    /// The league's opponents: baselines from their spec, fixed networks (`checkpoint:`,
-    /// `model:`) served once for the generation (one replica per worker on a CPU, all their
-    /// games sharing it) and searching as the run's evaluation matches do.
-    fn league_opponents(&self, workers: usize) -> Result<Box<OpponentFactory<G>>, GenerationError> {
-        let names = self.config.self_play.league.as_ref().map(|league| league.opponents.clone()).unwrap_or_default();
-        let spec = self.start.spec();
-        let device = self.config.device_choice();
-        let mut networks = Vec::new();
-        for name in &names {
-            let failed = |source: BoxError| GenerationError::Opponent { name: name.clone(), source };
-            let opponent: Opponent = name.parse().map_err(|message: String| failed(message.into()))?;
-            let network = fixed_network(&opponent, spec, device.resolve()).map_err(|e| failed(Box::new(e)))?;
-            let served = network
-                .map(|network| ServedNetwork::serve_in(&network, spec, device, self.config.precision(), self.config.self_play.games_in_flight, workers))
-                .transpose()?;
-            networks.push(served);
-        }
-        let search = self.config.evaluation.search.for_evaluation();
-        Ok(Box::new(move |index: usize, seed: u64| -> Result<Box<dyn Agent<G>>, BoxError> {
-            match &networks[index] {
-                Some(network) => Ok(Box::new(network.agent::<G>(names[index].clone(), &search, seed)?)),
-                None => Ok(parse_agent::<G>(&names[index], seed)?),
-            }
-        }))
+/// The league's opponents of a run's self-play: baselines from their spec, fixed networks
+/// (`checkpoint:`, `model:`) served once for the generation (one replica per worker on a CPU,
+/// all their games sharing it) and searching as the run's evaluation matches do.
+pub(crate) fn league_opponents<G: Game>(start: &G, config: &RunConfig, workers: usize) -> Result<Box<OpponentFactory<G>>, GenerationError> {
+    let names = config.self_play.league.as_ref().map(|league| league.opponents.clone()).unwrap_or_default();
+    let spec = start.spec();
+    let device = config.device_choice();
+    let mut networks = Vec::new();
+    for name in &names {
+        let failed = |source: BoxError| GenerationError::Opponent { name: name.clone(), source };
+        let opponent: Opponent = name.parse().map_err(|message: String| failed(message.into()))?;
+        let network = fixed_network(&opponent, spec, device.resolve()).map_err(|e| failed(Box::new(e)))?;
+        let served = network
+            .map(|network| ServedNetwork::serve_in(&network, spec, device, config.precision(), config.self_play.games_in_flight, workers))
+            .transpose()?;
+        networks.push(served);
     }
+    let search = config.evaluation.search.for_evaluation();
+    Ok(Box::new(move |index: usize, seed: u64| -> Result<Box<dyn Agent<G>>, BoxError> {
+        match &networks[index] {
+            Some(network) => Ok(Box::new(network.agent::<G>(names[index].clone(), &search, seed)?)),
+            None => Ok(parse_agent::<G>(&names[index], seed)?),
+        }
+    }))
 }
 
 impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
@@ -137,7 +135,7 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
         let device = self.config.device_choice();
         let served = ServedNetwork::serve_in(network, spec, device, self.config.precision(), config.games_in_flight, config.workers)?;
         let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
-        let opponents = self.league_opponents(config.workers)?;
+        let opponents = league_opponents(&self.start, &self.config, config.workers)?;
         let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?.with_opponents(opponents);
         let summary = generator.run(&evaluator, &mut ())?;
         drop(served);
@@ -150,6 +148,7 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
             actions,
             positions_played: summary.positions,
             league,
+            step_scale: 1.0,
         })
     }
 

@@ -28,6 +28,7 @@ pub mod agents;
 pub mod bench;
 pub mod config;
 pub mod cpu;
+pub mod distributed;
 pub mod evaluate;
 pub mod generation;
 pub mod metrics;

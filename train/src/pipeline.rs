@@ -75,6 +75,11 @@ pub struct Generation {
     pub positions_played: u64,
     /// The network's results in the league games, per opponent (empty without a league).
     pub league: Vec<gipfzero_selfplay::LeagueTally>,
+    /// SGD steps this iteration takes, as a multiple of `training.steps_per_iteration`: 1 for
+    /// a generation of `self_play.games` games; a run at a URL, whose workers may deliver more
+    /// games than that between two iterations, scales the steps with the games (up to its cap,
+    /// see [`crate::distributed`]), so that the steps per new position stay as configured.
+    pub step_scale: f64,
 }
 
 /// Plays self-play generations ([`crate::generation::ShardSelfPlay`]).
@@ -112,6 +117,20 @@ pub trait Arena<G: Game> {
     ) -> Result<MatchReport, Self::Error>;
 }
 
+/// Told of each commit point, after the run directory holds it: nothing to do for a local
+/// run (`()`); a run at a URL copies its directory to the object store
+/// ([`crate::distributed`]), whose copy of the commit point is then the one that counts.
+pub trait Publish {
+    /// The commit point of the run in `run` was just written.
+    fn committed(&mut self, run: &RunDir) -> Result<(), BoxedError>;
+}
+
+impl Publish for () {
+    fn committed(&mut self, _run: &RunDir) -> Result<(), BoxedError> {
+        Ok(())
+    }
+}
+
 /// An error of a [`SelfPlay`] or [`Arena`] implementation, kept whole.
 pub type BoxedError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -140,6 +159,8 @@ pub enum PipelineError {
         #[source]
         source: BoxedError,
     },
+    #[error("publishing the commit point")]
+    Publish(#[source] BoxedError),
     #[error("cannot start the worker threads")]
     Threads(#[source] rayon::ThreadPoolBuildError),
     #[error("the config's game")]
@@ -160,6 +181,16 @@ pub enum PipelineError {
 /// self-play written as shards ([`ShardSelfPlay`]) and evaluation matches
 /// ([`NetworkArena`]). `progress` sees each iteration's metrics as they are written.
 pub fn train(config: &RunConfig, progress: impl FnMut(&IterationMetrics) + Send) -> Result<(), PipelineError> {
+    on_the_configs_game(config, Train { config, progress })
+}
+
+/// Visits the config's game and variant with `visitor`, on a worker pool of the config's
+/// threads, libtorch's intra-op threads set as the config says: the set-up of every run.
+pub(crate) fn on_the_configs_game<T, V>(config: &RunConfig, visitor: V) -> Result<T, PipelineError>
+where
+    V: GameVisitor<Output = Result<T, PipelineError>> + Send,
+    T: Send,
+{
     tch::set_num_threads(config.threads.intra_op as i32);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.worker_threads())
@@ -169,7 +200,7 @@ pub fn train(config: &RunConfig, progress: impl FnMut(&IterationMetrics) + Send)
     let variant = (game == GameName::Zertz).then(|| config.variant_name().to_string());
     let setting = GameSetting { game, variant, setup: None, seed: None };
     let start = setting.start().map_err(PipelineError::Game)?;
-    pool.install(|| start.visit(Train { config, progress }))
+    pool.install(|| start.visit(visitor))
 }
 
 /// [`train`] for whichever game the config names.
@@ -194,6 +225,18 @@ pub fn run<G: Game>(
     start: &G,
     self_play: &mut (impl SelfPlay<G> + Send),
     arena: &mut impl Arena<G>,
+    progress: impl FnMut(&IterationMetrics),
+) -> Result<(), PipelineError> {
+    run_publishing(config, start, self_play, arena, &mut (), progress)
+}
+
+/// [`run`], telling `publish` of each commit point.
+pub fn run_publishing<G: Game>(
+    config: &RunConfig,
+    start: &G,
+    self_play: &mut (impl SelfPlay<G> + Send),
+    arena: &mut impl Arena<G>,
+    publish: &mut impl Publish,
     mut progress: impl FnMut(&IterationMetrics),
 ) -> Result<(), PipelineError> {
     let began = Instant::now();
@@ -315,6 +358,7 @@ pub fn run<G: Game>(
             let positions = generation.samples.len() as u64;
             let positions_resumed = positions.saturating_sub(generation.positions_played);
             let league = generation.league;
+            let steps_wanted = (config.training.steps_per_iteration as f64 * generation.step_scale).round() as u32;
             window
                 .add_generation(iteration as u64, generation.samples)
                 .map_err(|source| PipelineError::SelfPlay {
@@ -336,7 +380,7 @@ pub fn run<G: Game>(
             let training_began = Instant::now();
             let mut steps = Vec::new();
             if window.ready() {
-                for _ in 0..config.training.steps_per_iteration {
+                for _ in 0..steps_wanted {
                     let Some(batch) = window.sample(config.training.batch_size) else {
                         break;
                     };
@@ -454,6 +498,7 @@ pub fn run<G: Game>(
             };
             run.write_resume(&committed)?;
             run.prune_resume(Some(&committed));
+            publish.committed(&run).map_err(PipelineError::Publish)?;
             progress(metrics.last().expect("just pushed"));
         }
         Ok(())
@@ -571,6 +616,7 @@ mod tests {
                 games: 1,
                 actions: 40,
                 league: Vec::new(),
+                step_scale: 1.0,
             })
         }
 

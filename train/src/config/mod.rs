@@ -109,6 +109,43 @@ pub struct RunConfig {
     pub training: TrainingConfig,
     pub evaluation: EvaluationConfig,
     pub checkpoints: CheckpointConfig,
+    /// A run at a URL, with self-play workers on other machines (`gipfzero train --run URL`,
+    /// `gipfzero worker URL`; see [`crate::distributed`]). A local run ignores it; left out of
+    /// the printed config while it holds the defaults.
+    #[serde(skip_serializing_if = "DistributedConfig::is_default")]
+    pub distributed: DistributedConfig,
+}
+
+/// How the trainer and the workers of a run at a URL share the work.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistributedConfig {
+    /// Games in one worker upload (one shard): the worker looks for a newer network between
+    /// two uploads. 0 = `self_play.games_in_flight`.
+    pub games_per_shard: u64,
+    /// Shards played by a network more than this many iterations older than the generation
+    /// being gathered are stale: recorded as rejected, never trained on.
+    pub max_lag: u32,
+    /// The most SGD steps an iteration takes, as a multiple of `training.steps_per_iteration`,
+    /// when the workers delivered more than `self_play.games` games since the last one (the
+    /// steps grow with the games up to this cap, so that the steps per new position stay as
+    /// configured until the trainer cannot keep up).
+    pub max_step_scale: f64,
+    /// How often the trainer lists new shards while it waits for a generation, and a worker
+    /// looks for the run's config and first network, in milliseconds.
+    pub poll_ms: u64,
+}
+
+impl Default for DistributedConfig {
+    fn default() -> Self {
+        DistributedConfig { games_per_shard: 0, max_lag: 2, max_step_scale: 4.0, poll_ms: 1000 }
+    }
+}
+
+impl DistributedConfig {
+    fn is_default(&self) -> bool {
+        *self == DistributedConfig::default()
+    }
 }
 
 /// Threads: workers for self-play and matches, libtorch's pools for tensor work.
@@ -400,6 +437,7 @@ impl Default for RunConfig {
             training: TrainingConfig::default(),
             evaluation: EvaluationConfig::default(),
             checkpoints: CheckpointConfig::default(),
+            distributed: DistributedConfig::default(),
         }
     }
 }

@@ -358,6 +358,17 @@ impl RunConfig {
             "checkpoints.every",
             "must be at least 1",
         )?;
+        let distributed = &self.distributed;
+        check(
+            finite_in(distributed.max_step_scale, 1.0, 1000.0),
+            "distributed.max_step_scale",
+            "must be a number from 1 to 1000 (a multiple of training.steps_per_iteration)",
+        )?;
+        check(
+            (1..=3_600_000).contains(&distributed.poll_ms),
+            "distributed.poll_ms",
+            "must be from 1 to 3600000 milliseconds",
+        )?;
         Ok(())
     }
 }
