@@ -204,11 +204,44 @@ fn trainer_and_workers_survive_sigkill(url: &str, environment: &[(String, String
     }
 }
 
+/// An evaluation worker on the finished run at `url` rates each numbered checkpoint once,
+/// beside the run; a second one finds nothing left to rate.
+fn an_evaluation_worker_rates_each_checkpoint_once(url: &str, environment: &[(String, String)], dir: &Path) {
+    let store = open(url, environment);
+    for (round, expected) in [(0, 4), (1, 0)] {
+        let log = dir.join(format!("evaluator-{round}.log"));
+        let work_dir = dir.join(format!("evaluator-{round}"));
+        let status = gipfzero(&["worker", url, "--evaluate", "--workers", "1", "--work-dir", work_dir.to_str().unwrap()], environment, &log)
+            .status()
+            .unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(status.success(), "{text}");
+        assert!(text.contains(&format!("rated {expected} checkpoints")), "{text}");
+    }
+    for iteration in 0..4 {
+        let record = json(&store, &format!("evaluations/iter-{iteration:06}.json")).expect("a rating per checkpoint");
+        assert_eq!(record["iteration"].as_u64(), Some(iteration));
+        let opponents: Vec<&str> = record["results"].as_array().unwrap().iter().map(|r| r["opponent"].as_str().unwrap()).collect();
+        let skipped: Vec<&str> = record["skipped"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+        // quick.yaml's opponents: random, and previous (which the first checkpoint lacks).
+        if iteration == 0 {
+            assert_eq!((opponents, skipped), (vec!["random"], vec!["previous"]));
+        } else {
+            assert_eq!((opponents, skipped), (vec!["random", "previous"], vec![]));
+        }
+        for result in record["results"].as_array().unwrap() {
+            let games = ["wins", "draws", "losses"].iter().map(|k| result[k].as_u64().unwrap()).sum::<u64>();
+            assert_eq!(games, 2, "{result}");
+        }
+    }
+}
+
 #[test]
 fn a_trainer_and_two_workers_share_a_folder_and_survive_sigkill() {
     let dir = scratch("folder");
     let url = format!("file://{}", dir.join("run").display());
     trainer_and_workers_survive_sigkill(&url, &[], &dir);
+    an_evaluation_worker_rates_each_checkpoint_once(&url, &[], &dir);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -267,5 +300,39 @@ fn bad_input_is_named_and_loses_nothing() {
     let (status, text) = output(&["worker", &folder_url], &[], "bad-config.log");
     assert!(!status.success());
     assert!(text.contains(&format!("{}/config.yaml:1:", store.url())), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_distributed_benchmark_compares_both_runs_and_counts_requests() {
+    let dir = scratch("bench");
+    let config = tiny_config(&dir);
+    let log = dir.join("bench.log");
+    let output = gipfzero(
+        &["bench", "distributed", "--config", config.to_str().unwrap(), "--iterations", "2", "--workers", "1", "--dir", dir.join("runs").to_str().unwrap()],
+        &[],
+        &log,
+    )
+    .stdout(Stdio::piped())
+    .output()
+    .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{text}{}", std::fs::read_to_string(&log).unwrap());
+    let row = |name: &str| -> Vec<f64> {
+        let line = text.lines().find(|line| line.starts_with(name)).unwrap_or_else(|| panic!("no {name} row:\n{text}"));
+        line[name.len()..].split_whitespace().filter_map(|word| word.parse().ok()).collect()
+    };
+    // wall s, positions, positions/s: both runs trained on positions, at a rate.
+    for name in ["in one process", "trainer + 1 workers at file"] {
+        let figures = row(name);
+        assert_eq!(figures.len(), 3, "{name}: {text}");
+        assert!(figures[1] > 0.0 && (figures[2] / (figures[1] / figures[0]) - 1.0).abs() < 0.1, "{name}: {text}");
+    }
+    // The trainer wrote (its mirror and players) and listed; the workers read and wrote.
+    let trainer = row("trainer   ");
+    let workers = row("workers   ");
+    assert!(trainer[0] > 0.0 && trainer[2] > 0.0 && trainer[4] > 0.0, "{text}");
+    assert!(workers[0] > 0.0 && workers[1] > 0.0 && workers[5] > 0.0, "{text}");
+    assert!(text.contains("ratio (at a URL / in one process): "), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

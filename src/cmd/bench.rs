@@ -76,6 +76,9 @@ pub enum BenchCommand {
     /// Self-play with a fresh network: positions/s and the batch size reached, next to the
     /// bare forward pass at that batch size.
     Selfplay(crate::cmd::selfplay::BenchSelfplayArgs),
+    /// A run at a URL (a trainer and worker processes) against the in-process run of the
+    /// same config: positions/s, and store requests and bytes per 1,000 positions.
+    Distributed(crate::cmd::distributed_bench::BenchDistributedArgs),
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -117,6 +120,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             setting.start()?.visit(SearchBench { simulations, trees })
         }
         BenchCommand::Selfplay(args) => crate::cmd::selfplay::bench(args),
+        BenchCommand::Distributed(args) => crate::cmd::distributed_bench::run(args),
     }
 }
 

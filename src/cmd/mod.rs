@@ -1,5 +1,6 @@
 //! One module per subcommand.
 pub mod bench;
+pub mod distributed_bench;
 pub mod engine;
 pub mod evaluate;
 pub mod export;

@@ -135,7 +135,8 @@ fn run_at(url: &str, args: &TrainArgs) -> anyhow::Result<()> {
         config.run_dir.display()
     );
     let notice: gipfzero_train::distributed::Notice = std::sync::Arc::new(|message: &str| eprintln!("{message}"));
-    train_at(url, &config, notice, report)?;
+    let traffic = train_at(url, &config, notice, report)?;
+    eprintln!("store traffic: {traffic}");
     Ok(())
 }
 

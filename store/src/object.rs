@@ -304,6 +304,55 @@ pub struct Traffic {
     pub bytes_read: u64,
 }
 
+impl std::ops::Add for Traffic {
+    type Output = Traffic;
+    fn add(self, other: Traffic) -> Traffic {
+        Traffic {
+            puts: self.puts + other.puts,
+            gets: self.gets + other.gets,
+            lists: self.lists + other.lists,
+            deletes: self.deletes + other.deletes,
+            bytes_written: self.bytes_written + other.bytes_written,
+            bytes_read: self.bytes_read + other.bytes_read,
+        }
+    }
+}
+
+impl fmt::Display for Traffic {
+    /// `puts=… gets=… lists=… deletes=… bytes_written=… bytes_read=…`, one line that
+    /// `gipfzero bench distributed` reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "puts={} gets={} lists={} deletes={} bytes_written={} bytes_read={}",
+            self.puts, self.gets, self.lists, self.deletes, self.bytes_written, self.bytes_read
+        )
+    }
+}
+
+impl std::str::FromStr for Traffic {
+    type Err = String;
+    /// The [`fmt::Display`] form back.
+    fn from_str(text: &str) -> Result<Traffic, String> {
+        let mut traffic = Traffic::default();
+        for field in text.split_whitespace() {
+            let (name, value) = field.split_once('=').ok_or_else(|| format!("{field:?} is not name=value"))?;
+            let value: u64 = value.parse().map_err(|_| format!("{field:?}: not a count"))?;
+            let slot = match name {
+                "puts" => &mut traffic.puts,
+                "gets" => &mut traffic.gets,
+                "lists" => &mut traffic.lists,
+                "deletes" => &mut traffic.deletes,
+                "bytes_written" => &mut traffic.bytes_written,
+                "bytes_read" => &mut traffic.bytes_read,
+                _ => return Err(format!("{name:?} is not a traffic count")),
+            };
+            *slot = value;
+        }
+        Ok(traffic)
+    }
+}
+
 #[derive(Default)]
 struct TrafficCounters {
     puts: AtomicU64,

@@ -66,8 +66,10 @@ use crate::agents::{AgentsError, ServedNetwork};
 use crate::config::{ConfigError, RunConfig};
 use crate::evaluate::NetworkArena;
 use crate::generation::{league_opponents, GenerationError};
-use crate::metrics::IterationMetrics;
-use crate::pipeline::{on_the_configs_game, run_publishing, BoxedError, Generation, PipelineError, Publish, SelfPlay};
+use crate::config::Opponent;
+use crate::evaluate::ArenaError;
+use crate::metrics::{EvaluationMetrics, IterationMetrics};
+use crate::pipeline::{fixed_network, on_the_configs_game, run_publishing, Arena, BoxedError, Generation, PipelineError, Publish, SelfPlay};
 use crate::replay::Samples;
 use crate::run::{ResumeState, RunDir};
 
@@ -83,6 +85,8 @@ pub const SHARDS: &str = "shards";
 pub const GENERATIONS: &str = "generations";
 /// The networks `player.json` names, each written once under a name of its own.
 pub const PLAYERS: &str = "players";
+/// The evaluation workers' ratings ([`EvaluationRecord`]).
+pub const EVALUATIONS: &str = "evaluations";
 /// The file that marks a trainer's working directory as its own (it is emptied when a trainer
 /// starts; a folder without it that holds anything is refused).
 const CACHE_MARK: &str = ".gipfzero-trainer";
@@ -114,6 +118,13 @@ pub enum DistributedError {
     SelfPlay(#[from] gipfzero_selfplay::SelfPlayError),
     #[error(transparent)]
     Shard(#[from] ShardError),
+    #[error("evaluation of checkpoint {iteration} against {opponent}")]
+    Evaluation {
+        iteration: u32,
+        opponent: String,
+        #[source]
+        source: ArenaError,
+    },
     #[error("{path} is not a trainer's working directory (it holds files and no {CACHE_MARK}); give an empty or new folder")]
     NotACache { path: PathBuf },
 }
@@ -238,7 +249,7 @@ fn finished(store: &RunStore, config: &RunConfig) -> Result<bool, DistributedErr
 fn mirrored(relative: &Path) -> bool {
     let mut components = relative.components();
     let first = components.next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
-    if first == SHARDS || first == GENERATIONS || first == PLAYERS || first == PLAYER_KEY {
+    if first == SHARDS || first == GENERATIONS || first == PLAYERS || first == PLAYER_KEY || first == EVALUATIONS {
         return false;
     }
     relative
@@ -408,13 +419,16 @@ impl<G: Game> StoreSelfPlay<G> {
             Err(error) if !error.is_already_exists() => return Err(error.into()),
             _ => {}
         }
-        let local = self.scratch.join("player");
+        // Saved under the key's own name, which the sidecar records for its weights file.
+        let name = format!("gen-{generation:06}-{:016x}", self.nonce);
+        let local = self.scratch.join(&name);
         checkpoint::save(&local, network, &Default::default())?;
         let files = checkpoint::CheckpointPaths::new(&local);
-        let key = format!("{PLAYERS}/gen-{generation:06}-{:016x}", self.nonce);
+        let key = format!("{PLAYERS}/{name}");
         for (path, extension) in [(&files.weights, "safetensors"), (&files.sidecar, "json")] {
             let bytes = fs::read(path).map_err(io_error(path))?;
             self.store.put(&format!("{key}.{extension}"), bytes)?;
+            let _ = fs::remove_file(path);
         }
         let record = PlayerRecord { generation, checkpoint: key };
         self.store.put(PLAYER_KEY, serde_json::to_vec_pretty(&record).expect("serialisable"))?;
@@ -582,13 +596,14 @@ impl<G: Game> SelfPlay<G> for StoreSelfPlay<G> {
 
 /// Runs (or resumes) the trainer of the run at `url`: `config` is the run's (its `run_dir`
 /// is the trainer's working directory, emptied and filled from the store first). `progress`
-/// sees each iteration's metrics once the store holds its commit point.
+/// sees each iteration's metrics once the store holds its commit point. Returns the
+/// requests and bytes this trainer exchanged with the store.
 pub fn train_at(
     url: &str,
     config: &RunConfig,
     notice: Notice,
     progress: impl FnMut(&IterationMetrics) + Send,
-) -> Result<(), DistributedError> {
+) -> Result<Traffic, DistributedError> {
     let mut mirror = StoreMirror::restore(RunStore::open(url)?, &config.run_dir)?;
     let committed = RunDir::new(&config.run_dir).read_resume().map_err(PipelineError::from)?.map_or(0, |state| state.iteration);
     let self_play_store = RunStore::open(url)?;
@@ -601,17 +616,18 @@ pub fn train_at(
         progress: P,
     }
     impl<P: FnMut(&IterationMetrics) + Send> GameVisitor for Trainer<'_, P> {
-        type Output = Result<(), PipelineError>;
+        type Output = Result<Traffic, PipelineError>;
         fn visit<G: Game>(self, start: G) -> Self::Output {
             let boxed = |error: DistributedError| PipelineError::SelfPlay { generation: self.committed as u64, source: Box::new(error) };
             let mut self_play = StoreSelfPlay::new(start.clone(), self.config, self.store, self.committed, self.notice).map_err(boxed)?;
             let mut arena = NetworkArena::new(start.clone(), self.config);
-            run_publishing(self.config, &start, &mut self_play, &mut arena, self.mirror, self.progress)
+            run_publishing(self.config, &start, &mut self_play, &mut arena, self.mirror, self.progress)?;
+            Ok(self_play.store.traffic())
         }
     }
     let trainer = Trainer { config, store: self_play_store, committed, mirror: &mut mirror, notice, progress };
-    on_the_configs_game(config, trainer)?;
-    Ok(())
+    let gathering = on_the_configs_game(config, trainer)?;
+    Ok(gathering + mirror.traffic())
 }
 
 /// How a worker runs.
@@ -637,25 +653,31 @@ pub struct WorkerSummary {
     pub traffic: Traffic,
 }
 
-/// Runs a self-play worker of the run at `url` (see the module docs) until the run is
-/// finished or `options.max_shards` uploads are made.
-pub fn work(url: &str, options: &WorkerOptions, notice: Notice) -> Result<WorkerSummary, DistributedError> {
-    let store = RunStore::open(url)?;
-    let poll = Duration::from_millis(1000);
+/// The run's config as a worker runs it: read from the store (waiting for the trainer to
+/// write it), with the worker's device and threads.
+fn worker_config(store: &RunStore, options: &WorkerOptions) -> Result<RunConfig, DistributedError> {
     let mut config = loop {
-        match stored_config(&store)? {
+        match stored_config(store)? {
             Some(config) => break config,
-            None => thread::sleep(poll),
+            None => thread::sleep(Duration::from_millis(1000)),
         }
     };
     if let Some(device) = &options.device {
         config.device = device.clone();
         config.validate().map_err(|invalid| DistributedError::Corrupt {
-            url: object_url(&store, CONFIG_KEY),
+            url: object_url(store, CONFIG_KEY),
             message: format!("{}: {}", invalid.path, invalid.message),
         })?;
     }
     config.threads.workers = options.threads;
+    Ok(config)
+}
+
+/// Runs a self-play worker of the run at `url` (see the module docs) until the run is
+/// finished or `options.max_shards` uploads are made.
+pub fn work(url: &str, options: &WorkerOptions, notice: Notice) -> Result<WorkerSummary, DistributedError> {
+    let store = RunStore::open(url)?;
+    let config = worker_config(&store, options)?;
     struct Worker<'a> {
         store: RunStore,
         config: RunConfig,
@@ -709,21 +731,10 @@ fn play_and_upload<G: Game>(
             }
         };
         if loaded.as_ref().is_none_or(|(current, _)| *current != player) {
-            let local = root.join("player");
-            let files = checkpoint::CheckpointPaths::new(&local);
-            let mut fetched = true;
-            for (path, extension) in [(&files.weights, "safetensors"), (&files.sidecar, "json")] {
-                match store.get(&format!("{}.{extension}", player.checkpoint)) {
-                    Ok(bytes) => fs::write(path, bytes).map_err(io_error(path))?,
-                    // Replaced and pruned since player.json was read: read it again.
-                    Err(error) if error.is_not_found() => fetched = false,
-                    Err(error) => return Err(error.into()),
-                }
-            }
-            if !fetched {
+            // Replaced and pruned since player.json was read: read that again.
+            let Some(network) = fetch_network(store, &player.checkpoint, &root.join("player"), spec, device.resolve())? else {
                 continue;
-            }
-            let network = checkpoint::load(&local, spec, device.resolve())?.network;
+            };
             loaded = Some((player.clone(), network));
         }
         let (player, network) = loaded.as_ref().expect("loaded above");
@@ -749,6 +760,156 @@ fn play_and_upload<G: Game>(
         summary.games += games;
         summary.positions += shard.len() as u64;
         notice(&format!("{stem}.npz: {games} games, {} positions, network of generation {}", shard.len(), player.generation));
+    }
+    summary.traffic = store.traffic();
+    Ok(summary)
+}
+
+/// The network of the checkpoint `stem` (its key without extension) in the store, through
+/// local copies in the folder `local` (under the stem's own name, which its sidecar names);
+/// `None` when the store does not hold it (any more).
+fn fetch_network(store: &RunStore, stem: &str, local: &Path, spec: &'static gipfzero_games::Spec, device: tch::Device) -> Result<Option<Network>, DistributedError> {
+    fs::create_dir_all(local).map_err(io_error(local))?;
+    let local = &local.join(stem.rsplit('/').next().unwrap_or(stem));
+    let files = checkpoint::CheckpointPaths::new(local);
+    for (path, extension) in [(&files.weights, "safetensors"), (&files.sidecar, "json")] {
+        match store.get(&format!("{stem}.{extension}")) {
+            Ok(bytes) => fs::write(path, bytes).map_err(io_error(path))?,
+            Err(error) if error.is_not_found() => return Ok(None),
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(Some(checkpoint::load(local, spec, device)?.network))
+}
+
+/// `evaluations/iter-NNNNNN.json`: an evaluation worker's ratings of one checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationRecord {
+    pub iteration: u32,
+    /// One match per opponent of `evaluation.opponents` that could be played.
+    pub results: Vec<EvaluationMetrics>,
+    /// The opponents that could not (`previous` of the first checkpoint, `best` without
+    /// gating), with why.
+    pub skipped: Vec<RejectedObject>,
+}
+
+/// The key of checkpoint `iteration`'s ratings.
+pub fn evaluation_key(iteration: u32) -> String {
+    format!("{EVALUATIONS}/iter-{iteration:06}.json")
+}
+
+/// The numbered checkpoints among `keys` (both files present), by iteration.
+fn numbered_checkpoints<'a>(keys: impl Iterator<Item = &'a str>) -> BTreeSet<u32> {
+    let keys: BTreeSet<&str> = keys.collect();
+    keys.iter()
+        .filter_map(|key| key.strip_prefix("checkpoints/iter-")?.strip_suffix(".safetensors")?.parse::<u32>().ok())
+        .filter(|iteration| keys.contains(format!("checkpoints/iter-{iteration:06}.json").as_str()))
+        .collect()
+}
+
+/// What an evaluation worker did.
+#[derive(Clone, Debug, Default)]
+pub struct EvaluatorSummary {
+    /// The checkpoints it rated (others may have been rated by other evaluation workers).
+    pub rated: Vec<u32>,
+    pub traffic: Traffic,
+}
+
+/// Runs an evaluation worker of the run at `url` (see docs/DISTRIBUTED.md): rates every
+/// numbered checkpoint not yet rated against the config's evaluation opponents, writing
+/// [`EvaluationRecord`]s create-only, until the run is finished and every checkpoint rated.
+pub fn evaluate_checkpoints(url: &str, options: &WorkerOptions, notice: Notice) -> Result<EvaluatorSummary, DistributedError> {
+    let store = RunStore::open(url)?;
+    let config = worker_config(&store, options)?;
+    struct Evaluator<'a> {
+        store: RunStore,
+        config: RunConfig,
+        options: &'a WorkerOptions,
+        notice: Notice,
+    }
+    impl GameVisitor for Evaluator<'_> {
+        type Output = Result<Result<EvaluatorSummary, DistributedError>, PipelineError>;
+        fn visit<G: Game>(self, start: G) -> Self::Output {
+            Ok(rate_checkpoints(start, &self.store, &self.config, self.options, &self.notice))
+        }
+    }
+    on_the_configs_game(&config, Evaluator { store, config: config.clone(), options, notice })?
+}
+
+fn rate_checkpoints<G: Game>(
+    start: G,
+    store: &RunStore,
+    config: &RunConfig,
+    options: &WorkerOptions,
+    notice: &Notice,
+) -> Result<EvaluatorSummary, DistributedError> {
+    let root = &options.work_dir;
+    if root.exists() {
+        fs::remove_dir_all(root).map_err(io_error(root))?;
+    }
+    fs::create_dir_all(root).map_err(io_error(root))?;
+    let spec = start.spec();
+    let device = config.device_choice().resolve();
+    let poll = Duration::from_millis(config.distributed.poll_ms);
+    let mut arena = crate::evaluate::NetworkArena::new(start.clone(), config);
+    let mut summary = EvaluatorSummary::default();
+    loop {
+        // Whether the run is finished, read before the listing: a run finished then has all
+        // its checkpoints in that listing.
+        let finished = finished(store, config)?;
+        let checkpoints = store.list("checkpoints")?;
+        let numbered = numbered_checkpoints(checkpoints.iter().map(|object| object.key.as_str()));
+        let rated: BTreeSet<String> = store.list(EVALUATIONS)?.into_iter().map(|object| object.key).collect();
+        let todo: Vec<u32> = numbered.iter().copied().filter(|n| !rated.contains(&evaluation_key(*n))).collect();
+        if todo.is_empty() {
+            if finished {
+                break;
+            }
+            thread::sleep(poll);
+            continue;
+        }
+        for iteration in todo {
+            let stem = format!("checkpoints/iter-{iteration:06}");
+            // Pruned (`checkpoints.keep`) since the listing: nothing to rate.
+            let Some(network) = fetch_network(store, &stem, &root.join("rated"), spec, device)? else { continue };
+            let mut record = EvaluationRecord { iteration, results: Vec::new(), skipped: Vec::new() };
+            let mut seeds = SplitMix64::new(config.seed ^ 0xE7A1 ^ ((iteration as u64) << 20));
+            for opponent in &config.evaluation.opponents {
+                let name = opponent.to_string();
+                let opponent_network = match opponent {
+                    Opponent::Previous => match numbered.range(..iteration).next_back() {
+                        Some(previous) => fetch_network(store, &format!("checkpoints/iter-{previous:06}"), &root.join("opponent"), spec, device)?,
+                        None => None,
+                    },
+                    Opponent::Best => fetch_network(store, "checkpoints/best", &root.join("opponent"), spec, device)?,
+                    _ => fixed_network(opponent, spec, device).map_err(|error| DistributedError::Pipeline(error))?,
+                };
+                let needs_network = matches!(opponent, Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_) | Opponent::Model(_));
+                if needs_network && opponent_network.is_none() {
+                    let reason = match opponent {
+                        Opponent::Previous => "no numbered checkpoint before this one in the store",
+                        _ => "no champion in the store (the run does not gate)",
+                    };
+                    record.skipped.push(RejectedObject { key: name, reason: reason.into() });
+                    continue;
+                }
+                let report = arena
+                    .play(&network, opponent, opponent_network.as_ref(), config.evaluation.games, seeds.next_u64())
+                    .map_err(|source| DistributedError::Evaluation { iteration, opponent: name.clone(), source })?;
+                record.results.push(EvaluationMetrics::new(&name, &report));
+            }
+            let bytes = serde_json::to_vec_pretty(&record).expect("serialisable");
+            match store.put_create_only(&evaluation_key(iteration), bytes) {
+                Ok(()) => {
+                    let scores: Vec<String> = record.results.iter().map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score)).collect();
+                    notice(&format!("checkpoint {iteration}: {}", scores.join(", ")));
+                    summary.rated.push(iteration);
+                }
+                // Another evaluation worker rated it meanwhile: its record stands.
+                Err(error) if error.is_already_exists() => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
     }
     summary.traffic = store.traffic();
     Ok(summary)
@@ -801,6 +962,20 @@ mod tests {
     }
 
     #[test]
+    fn numbered_checkpoints_need_both_files() {
+        let keys = [
+            "checkpoints/iter-000000.json",
+            "checkpoints/iter-000000.safetensors",
+            "checkpoints/iter-000001.safetensors",
+            "checkpoints/iter-000002.json",
+            "checkpoints/iter-000002.safetensors",
+            "checkpoints/latest.json",
+            "checkpoints/latest.safetensors",
+        ];
+        assert_eq!(numbered_checkpoints(keys.into_iter()), BTreeSet::from([0, 2]));
+    }
+
+    #[test]
     fn the_mirror_leaves_out_the_stores_own_objects_and_temporary_files() {
         for (path, expected) in [
             ("config.yaml", true),
@@ -811,6 +986,7 @@ mod tests {
             ("generations/000000.json", false),
             ("players/gen-000000-01.json", false),
             ("player.json", false),
+            ("evaluations/iter-000001.json", false),
             (".gipfzero-trainer", false),
             ("resume/.trainer-000001.json.tmp-42", false),
         ] {
