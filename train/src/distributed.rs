@@ -97,7 +97,7 @@ pub enum DistributedError {
     #[error(transparent)]
     Store(#[from] ObjectError),
     #[error(transparent)]
-    Pipeline(#[from] PipelineError),
+    Pipeline(Box<PipelineError>),
     #[error("{}", path.display())]
     Io {
         path: PathBuf,
@@ -127,6 +127,12 @@ pub enum DistributedError {
     },
     #[error("{path} is not a trainer's working directory (it holds files and no {CACHE_MARK}); give an empty or new folder")]
     NotACache { path: PathBuf },
+}
+
+impl From<PipelineError> for DistributedError {
+    fn from(error: PipelineError) -> Self {
+        DistributedError::Pipeline(Box::new(error))
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistributedError + '_ {
@@ -383,15 +389,10 @@ impl<G: Game> StoreSelfPlay<G> {
     pub fn new(start: G, config: &RunConfig, store: RunStore, committed: u32, notice: Notice) -> Result<Self, DistributedError> {
         let mut taken = HashSet::new();
         for generation in 0..committed as u64 {
-            match get_json::<GenerationRecord>(&store, &generation_key(generation)) {
-                Ok(record) => {
-                    taken.extend(record.shards.into_iter().map(|shard| shard.key));
-                    taken.extend(record.rejected.into_iter().map(|object| object.key));
-                }
-                // A run's first generations were played before records existed only if it
-                // was not a run at a URL: a committed generation without a record is damage.
-                Err(error) => return Err(error),
-            }
+            // Every committed generation has its record (written before its commit).
+            let record: GenerationRecord = get_json(&store, &generation_key(generation))?;
+            taken.extend(record.shards.into_iter().map(|shard| shard.key));
+            taken.extend(record.rejected.into_iter().map(|object| object.key));
         }
         let scratch = config.run_dir.join(format!("{CACHE_MARK}-scratch"));
         fs::create_dir_all(&scratch).map_err(io_error(&scratch))?;
@@ -450,10 +451,7 @@ impl<G: Game> StoreSelfPlay<G> {
 
     /// Reads a shard of the store: its positions and games, or why it cannot be used.
     fn read(&self, key: &str) -> Result<Result<(Samples, u64), String>, DistributedError> {
-        let bytes = match self.store.get(key) {
-            Ok(bytes) => bytes,
-            Err(error) => return Err(error.into()),
-        };
+        let bytes = self.store.get(key)?;
         let url = object_url(&self.store, key);
         let shard = match parse_shard(Path::new(&url), &bytes) {
             Ok(shard) => shard,
@@ -882,7 +880,7 @@ fn rate_checkpoints<G: Game>(
                         None => None,
                     },
                     Opponent::Best => fetch_network(store, "checkpoints/best", &root.join("opponent"), spec, device)?,
-                    _ => fixed_network(opponent, spec, device).map_err(|error| DistributedError::Pipeline(error))?,
+                    _ => fixed_network(opponent, spec, device).map_err(DistributedError::from)?,
                 };
                 let needs_network = matches!(opponent, Opponent::Previous | Opponent::Best | Opponent::Checkpoint(_) | Opponent::Model(_));
                 if needs_network && opponent_network.is_none() {

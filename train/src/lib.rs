@@ -22,6 +22,9 @@
 //!   loop's [`pipeline::SelfPlay`]).
 //! - [`evaluate`]: the match runner (evaluation matches between two agents) and the loop's
 //!   [`pipeline::Arena`].
+//! - [`distributed`]: a run at a URL — the trainer that gathers its generations from the
+//!   workers' shards in an object store and mirrors its run directory there, the self-play
+//!   worker and the evaluation worker.
 //! - [`agents`]: the one factory from a checkpoint or network to a served network, the
 //!   search's evaluator and an agent, for every command and the loop.
 pub mod agents;
