@@ -4,9 +4,10 @@
 //! SIGKILL mid-run and restarted (the trainer in another working directory, as on another
 //! machine). Afterwards every shard a generation took was taken by that generation alone and
 //! is there whole, the planted foreign and corrupt objects were rejected once, naming them,
-//! the networks advanced and the metrics hold each iteration once. And bad input: a missing
-//! bucket, wrong credentials, no run at the URL, a working directory that is not the
-//! trainer's.
+//! the networks advanced and the metrics hold each iteration once. An evaluation worker then
+//! rates each checkpoint once. And bad input: a missing bucket, an unreachable endpoint,
+//! wrong credentials, no run at the URL, a working directory that is not the trainer's, a
+//! config that is not one; and the distributed benchmark's table.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -270,6 +271,14 @@ fn bad_input_is_named_and_loses_nothing() {
     let (status, text) = output(&["worker", "s3://no-such-bucket/run"], &good, "missing-bucket.log");
     assert!(!status.success());
     assert!(text.contains("s3://no-such-bucket/run"), "{text}");
+
+    // An endpoint nobody listens on: refused within seconds (the retries), naming the URL.
+    let closed = s3_environment("http://127.0.0.1:9", &server.access_key_id, &server.secret_access_key);
+    let began = Instant::now();
+    let (status, text) = output(&["worker", "s3://gipfzero-test/unreachable"], &closed, "unreachable.log");
+    assert!(!status.success());
+    assert!(text.contains("s3://gipfzero-test/unreachable") && text.contains("Connection refused"), "{text}");
+    assert!(began.elapsed() < Duration::from_secs(60), "it took {:?}", began.elapsed());
 
     // A wrong secret: refused, the URL named, the secret never printed.
     let wrong = s3_environment(&server.endpoint, &server.access_key_id, "a-wrong-secret-value");
