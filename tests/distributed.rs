@@ -313,6 +313,36 @@ fn bad_input_is_named_and_loses_nothing() {
 }
 
 #[test]
+fn a_second_trainer_on_one_run_is_stopped() {
+    // Two trainers started on one run by mistake: whichever commits second over the other's
+    // commit stops, naming the run's commit point; the other finishes the run.
+    let dir = scratch("two-trainers");
+    let url = format!("file://{}", dir.join("run").display());
+    let config = tiny_config(&dir);
+    let run = |args: &[&str], log: &str| gipfzero(args, &[], &dir.join(log)).spawn().unwrap();
+    let trainer = |work: &str, log: &str| {
+        let work_dir = dir.join(work);
+        // Eight iterations: the first trainer cannot finish before the second commits.
+        run(&["train", config.to_str().unwrap(), "--run", &url, "--work-dir", work_dir.to_str().unwrap(), "--iterations", "8"], log)
+    };
+    let store = open(&url, &[]);
+    let mut first = trainer("trainer-a", "trainer-a.log");
+    let worker_dir = dir.join("worker");
+    let mut worker = run(&["worker", &url, "--workers", "1", "--work-dir", worker_dir.to_str().unwrap()], "worker.log");
+    wait_until("the first commit", &mut [&mut first, &mut worker], || committed(&store) >= 1);
+    let mut second = trainer("trainer-b", "trainer-b.log");
+    let statuses = [first.wait().unwrap(), second.wait().unwrap()];
+    let logs = ["trainer-a.log", "trainer-b.log"].map(|log| std::fs::read_to_string(dir.join(log)).unwrap());
+    let stopped: Vec<usize> = (0..2).filter(|&k| !statuses[k].success()).collect();
+    assert_eq!(stopped.len(), 1, "{statuses:?}\n{}\n{}", logs[0], logs[1]);
+    let message = format!("{}/resume.json was written by another trainer", store.url());
+    assert!(logs[stopped[0]].contains(&message), "{}", logs[stopped[0]]);
+    assert_eq!(committed(&store), 8, "the other trainer did not finish the run");
+    wait_for_exit(&mut worker, "the worker", &dir.join("worker.log"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn the_distributed_benchmark_compares_both_runs_and_counts_requests() {
     let dir = scratch("bench");
     let config = tiny_config(&dir);

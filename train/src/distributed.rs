@@ -17,6 +17,11 @@
 //!   `resume.json` is the one that counts: a trainer starting (on this machine or another)
 //!   empties its working directory and copies the run back from the store.
 //!
+//! **One trainer per run.** Before each commit the trainer checks that the store's
+//! `resume.json` is still the one it restored or last wrote; if another trainer has committed
+//! meanwhile (two started on one run by mistake), it stops with an error naming the run. That
+//! finds the mistake within an iteration on every kind of store; it is a check, not a lock.
+//!
 //! **Exactly once.** A shard is consumed when a generation record names it and the store's
 //! commit point covers that generation (`resume.json`'s `iteration` is past it). A trainer
 //! killed before its commit redoes the generation from the previous commit: the shards it had
@@ -125,6 +130,8 @@ pub enum DistributedError {
         #[source]
         source: ArenaError,
     },
+    #[error("{url} was written by another trainer since this one's last commit (two trainers on one run?); this one stops: start one trainer, which continues from the store's commit point")]
+    AnotherTrainer { url: String },
     #[error("{path} is not a trainer's working directory (it holds files and no {CACHE_MARK}); give an empty or new folder")]
     NotACache { path: PathBuf },
 }
@@ -329,6 +336,19 @@ impl StoreMirror {
     }
 
     fn copy(&mut self, root: &Path) -> Result<(), DistributedError> {
+        // The store's commit point must still be the one this trainer restored or last wrote:
+        // anything else is another trainer's commit (two trainers started on one run by
+        // mistake), and this one stops before it interleaves its commits with the other's.
+        // A check then a write, not a conditional write: it finds the mistake within an
+        // iteration on every kind of store, it does not make two trainers safe.
+        let current = match self.store.get(RESUME_KEY) {
+            Ok(bytes) => Some(checkpoint::fnv1a64(&bytes)),
+            Err(error) if error.is_not_found() => None,
+            Err(error) => return Err(error.into()),
+        };
+        if current != self.stored.get(RESUME_KEY).copied() {
+            return Err(DistributedError::AnotherTrainer { url: object_url(&self.store, RESUME_KEY) });
+        }
         let files = local_files(root)?;
         let mut commit = None;
         for (key, path) in &files {
