@@ -253,6 +253,7 @@ fn a_trainer_and_two_workers_share_an_s3_bucket_and_survive_sigkill() {
     let dir = scratch("s3");
     let url = format!("s3://{}/runs/{}", s3_server::BUCKET, std::process::id());
     trainer_and_workers_survive_sigkill(&url, &environment, &dir);
+    an_evaluation_worker_rates_each_checkpoint_once(&url, &environment, &dir);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

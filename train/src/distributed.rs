@@ -691,25 +691,55 @@ fn worker_config(store: &RunStore, options: &WorkerOptions) -> Result<RunConfig,
     Ok(config)
 }
 
-/// Runs a self-play worker of the run at `url` (see the module docs) until the run is
-/// finished or `options.max_shards` uploads are made.
-pub fn work(url: &str, options: &WorkerOptions, notice: Notice) -> Result<WorkerSummary, DistributedError> {
+/// What a worker process does with the run's game: play and upload, or rate.
+trait WorkerRole {
+    type Summary: Send;
+    fn run<G: Game>(start: G, store: &RunStore, config: &RunConfig, options: &WorkerOptions, notice: &Notice) -> Result<Self::Summary, DistributedError>;
+}
+
+struct SelfPlayRole;
+struct EvaluationRole;
+
+impl WorkerRole for SelfPlayRole {
+    type Summary = WorkerSummary;
+    fn run<G: Game>(start: G, store: &RunStore, config: &RunConfig, options: &WorkerOptions, notice: &Notice) -> Result<WorkerSummary, DistributedError> {
+        play_and_upload(start, store, config, options, notice)
+    }
+}
+
+impl WorkerRole for EvaluationRole {
+    type Summary = EvaluatorSummary;
+    fn run<G: Game>(start: G, store: &RunStore, config: &RunConfig, options: &WorkerOptions, notice: &Notice) -> Result<EvaluatorSummary, DistributedError> {
+        rate_checkpoints(start, store, config, options, notice)
+    }
+}
+
+/// Opens the run at `url`, waits for its config, and runs role `R` on its game with the
+/// worker's threads.
+fn run_role<R: WorkerRole>(url: &str, options: &WorkerOptions, notice: Notice) -> Result<R::Summary, DistributedError> {
     let store = RunStore::open(url)?;
     let config = worker_config(&store, options)?;
-    struct Worker<'a> {
+    struct Visitor<'a, R> {
         store: RunStore,
         config: RunConfig,
         options: &'a WorkerOptions,
         notice: Notice,
+        role: std::marker::PhantomData<fn() -> R>,
     }
-    impl GameVisitor for Worker<'_> {
-        type Output = Result<Result<WorkerSummary, DistributedError>, PipelineError>;
+    impl<R: WorkerRole> GameVisitor for Visitor<'_, R> {
+        type Output = Result<Result<R::Summary, DistributedError>, PipelineError>;
         fn visit<G: Game>(self, start: G) -> Self::Output {
-            Ok(play_and_upload(start, &self.store, &self.config, self.options, &self.notice))
+            Ok(R::run(start, &self.store, &self.config, self.options, &self.notice))
         }
     }
-    let worker = Worker { store, config: config.clone(), options, notice };
-    on_the_configs_game(&config, worker)?
+    let visitor = Visitor::<R> { store, config: config.clone(), options, notice, role: std::marker::PhantomData };
+    on_the_configs_game(&config, visitor)?
+}
+
+/// Runs a self-play worker of the run at `url` (see the module docs) until the run is
+/// finished or `options.max_shards` uploads are made.
+pub fn work(url: &str, options: &WorkerOptions, notice: Notice) -> Result<WorkerSummary, DistributedError> {
+    run_role::<SelfPlayRole>(url, options, notice)
 }
 
 fn play_and_upload<G: Game>(
@@ -837,21 +867,7 @@ pub struct EvaluatorSummary {
 /// numbered checkpoint not yet rated against the config's evaluation opponents, writing
 /// [`EvaluationRecord`]s create-only, until the run is finished and every checkpoint rated.
 pub fn evaluate_checkpoints(url: &str, options: &WorkerOptions, notice: Notice) -> Result<EvaluatorSummary, DistributedError> {
-    let store = RunStore::open(url)?;
-    let config = worker_config(&store, options)?;
-    struct Evaluator<'a> {
-        store: RunStore,
-        config: RunConfig,
-        options: &'a WorkerOptions,
-        notice: Notice,
-    }
-    impl GameVisitor for Evaluator<'_> {
-        type Output = Result<Result<EvaluatorSummary, DistributedError>, PipelineError>;
-        fn visit<G: Game>(self, start: G) -> Self::Output {
-            Ok(rate_checkpoints(start, &self.store, &self.config, self.options, &self.notice))
-        }
-    }
-    on_the_configs_game(&config, Evaluator { store, config: config.clone(), options, notice })?
+    run_role::<EvaluationRole>(url, options, notice)
 }
 
 fn rate_checkpoints<G: Game>(
