@@ -719,6 +719,12 @@ impl WorkerRole for EvaluationRole {
 fn run_role<R: WorkerRole>(url: &str, options: &WorkerOptions, notice: Notice) -> Result<R::Summary, DistributedError> {
     let store = RunStore::open(url)?;
     let config = worker_config(&store, options)?;
+    // A fresh work folder: what an earlier worker left there is of no use.
+    let root = &options.work_dir;
+    if root.exists() {
+        fs::remove_dir_all(root).map_err(io_error(root))?;
+    }
+    fs::create_dir_all(root).map_err(io_error(root))?;
     struct Visitor<'a, R> {
         store: RunStore,
         config: RunConfig,
@@ -750,10 +756,6 @@ fn play_and_upload<G: Game>(
     notice: &Notice,
 ) -> Result<WorkerSummary, DistributedError> {
     let root = &options.work_dir;
-    if root.exists() {
-        fs::remove_dir_all(root).map_err(io_error(root))?;
-    }
-    fs::create_dir_all(root).map_err(io_error(root))?;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     let mut seeds = SplitMix64::new(now ^ ((std::process::id() as u64) << 32));
     let worker = seeds.next_u64();
@@ -878,10 +880,6 @@ fn rate_checkpoints<G: Game>(
     notice: &Notice,
 ) -> Result<EvaluatorSummary, DistributedError> {
     let root = &options.work_dir;
-    if root.exists() {
-        fs::remove_dir_all(root).map_err(io_error(root))?;
-    }
-    fs::create_dir_all(root).map_err(io_error(root))?;
     let spec = start.spec();
     let device = config.device_choice().resolve();
     let poll = Duration::from_millis(config.distributed.poll_ms);
