@@ -310,6 +310,20 @@ fn bad_input_is_named_and_loses_nothing() {
     assert!(text.contains("is not a trainer's working directory"), "{text}");
     assert_eq!(std::fs::read_to_string(precious.join("thesis.tex")).unwrap(), "years of work");
 
+    // Another config for a run that exists: refused, naming the run and the keys.
+    let other = dir.join("other.yaml");
+    std::fs::write(&other, format!("{}\nseed: 2\n", std::fs::read_to_string(&config).unwrap())).unwrap();
+    let finished_url = format!("file://{}", dir.join("finished").display());
+    let finished = open(&finished_url, &[]);
+    let resolved = Command::new(env!("CARGO_BIN_EXE_gipfzero")).args(["train", config.to_str().unwrap(), "--print-config"]).output().unwrap();
+    assert!(resolved.status.success());
+    finished.put("config.yaml", resolved.stdout).unwrap();
+    let work_dir = dir.join("work-other");
+    let args = ["train", other.to_str().unwrap(), "--run", &finished_url, "--work-dir", work_dir.to_str().unwrap()];
+    let (status, text) = output(&args, &[], "other-config.log");
+    assert!(!status.success());
+    assert!(text.contains(&format!("{}/config.yaml holds a run with another configuration (it differs in seed (run: 1, config: 2))", finished.url())), "{text}");
+
     // A config.yaml under the run that is not a config: named with its URL, line and column.
     let store = open(&folder_url, &[]);
     store.put("config.yaml", b"game: [not, a, game]\n".to_vec()).unwrap();

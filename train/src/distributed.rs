@@ -132,6 +132,8 @@ pub enum DistributedError {
     },
     #[error("{url} was written by another trainer since this one's last commit (two trainers on one run?); this one stops: start one trainer, which continues from the store's commit point")]
     AnotherTrainer { url: String },
+    #[error("{url} holds a run with another configuration (it differs in {keys}): give its config, or none (`gipfzero train --run URL` continues the stored run), or another URL")]
+    ConfigChanged { url: String, keys: String },
     #[error("{path} is not a trainer's working directory (it holds files and no {CACHE_MARK}); give an empty or new folder")]
     NotACache { path: PathBuf },
 }
@@ -622,7 +624,17 @@ pub fn train_at(
     notice: Notice,
     progress: impl FnMut(&IterationMetrics) + Send,
 ) -> Result<Traffic, DistributedError> {
-    let mut mirror = StoreMirror::restore(RunStore::open(url)?, &config.run_dir)?;
+    let store = RunStore::open(url)?;
+    // The run the store holds must be this config's (only `iterations` may differ, which
+    // extends it, and the working directory); said here with the URL, before anything moves.
+    if let Some(stored) = stored_config(&store)? {
+        let comparable = RunConfig { iterations: config.iterations, run_dir: config.run_dir.clone(), ..stored };
+        if comparable != *config {
+            let keys = crate::run::differing_keys(&comparable, config).join(", ");
+            return Err(DistributedError::ConfigChanged { url: object_url(&store, CONFIG_KEY), keys });
+        }
+    }
+    let mut mirror = StoreMirror::restore(store, &config.run_dir)?;
     let committed = RunDir::new(&config.run_dir).read_resume().map_err(PipelineError::from)?.map_or(0, |state| state.iteration);
     let self_play_store = RunStore::open(url)?;
     struct Trainer<'a, P> {

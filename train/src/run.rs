@@ -281,7 +281,7 @@ impl RunDir {
 
 /// The dotted paths where two configs differ (`training.lr.base`, `evaluation.opponents`),
 /// with both values, sorted by path.
-fn differing_keys(saved: &RunConfig, new: &RunConfig) -> Vec<String> {
+pub(crate) fn differing_keys(saved: &RunConfig, new: &RunConfig) -> Vec<String> {
     fn walk(path: &str, saved: &serde_json::Value, new: &serde_json::Value, out: &mut Vec<String>) {
         use serde_json::Value;
         match (saved, new) {
