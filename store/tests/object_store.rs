@@ -18,7 +18,7 @@ use std::sync::{Barrier, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use gipfzero_store::object::{ObjectError, ObjectInfo, Options, RunLocation, RunStore};
+use gipfzero_store::object::{ObjectError, ObjectInfo, Options, RunLocation, RunStore, Traffic};
 
 #[path = "support/s3_server.rs"]
 mod s3_server;
@@ -190,6 +190,29 @@ fn manifest_replaced_while_read(open: impl Fn() -> RunStore + Sync) {
     });
     assert_eq!(check_manifest(&writer.get("manifest.json").unwrap()), VERSIONS);
     assert!(reads.load(Ordering::SeqCst) >= 3 * 2, "too few reads to mean anything");
+}
+
+#[test]
+fn traffic_counts_requests_and_bytes_and_reads_back() {
+    let dir = local_dir("traffic");
+    let store = local_store(&dir, false);
+    assert_eq!(store.traffic(), Traffic::default(), "opening is not counted");
+    store.put("a/one", b"12345".to_vec()).unwrap();
+    store.put_create_only("a/two", b"123".to_vec()).unwrap();
+    assert!(store.put_create_only("a/two", b"x".to_vec()).is_err());
+    assert_eq!(store.get("a/one").unwrap(), b"12345");
+    assert!(store.get("a/missing").is_err());
+    assert_eq!(store.list("a").unwrap().len(), 2);
+    store.delete("a/one").unwrap();
+    let traffic = store.traffic();
+    // Requests count whether or not they succeed; a put sends its bytes either way, a get
+    // reads only what it found.
+    let expected = Traffic { puts: 3, gets: 2, lists: 1, deletes: 1, bytes_written: 9, bytes_read: 5 };
+    assert_eq!(traffic, expected);
+    assert_eq!(traffic.to_string().parse::<Traffic>(), Ok(expected));
+    assert_eq!(expected + expected, Traffic { puts: 6, gets: 4, lists: 2, deletes: 2, bytes_written: 18, bytes_read: 10 });
+    assert!("puts=1 bogus=2".parse::<Traffic>().unwrap_err().contains("bogus"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
