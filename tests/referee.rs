@@ -29,6 +29,33 @@ fn records(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A two-game `gipfzero match` between two (command, name) programs, its records at
+/// `records`, with a generous clock (these tests are about the refereeing, not the clock)
+/// and `extra` arguments.
+fn two_game_match(player1: (&str, &str), player2: (&str, &str), records: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "match",
+        "--player1",
+        player1.0,
+        "--player2",
+        player2.0,
+        "--name1",
+        player1.1,
+        "--name2",
+        player2.1,
+        "--games",
+        "2",
+        "--game-time",
+        "60",
+        "--start-delay",
+        "0",
+        "--records",
+        records.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    gipfzero(&args)
+}
+
 /// The count after `label` in the summary line, e.g. `3 wins`.
 fn count(summary: &str, label: &str) -> u32 {
     let words: Vec<&str> = summary.split([' ', ',']).filter(|w| !w.is_empty()).collect();
@@ -41,28 +68,13 @@ fn two_codecup_engines_play_a_refereed_match_that_the_records_replay() {
     let dir = std::env::temp_dir().join(format!("gipfzero-match-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("games.jsonl");
-    let output = gipfzero(&[
-        "match",
-        "--player1",
-        &engine("rollout:20"),
-        "--player2",
-        &engine("random"),
-        "--name1",
-        "rollout",
-        "--name2",
-        "random",
-        "--games",
-        "2",
-        // Generous: the test is about the refereeing, not the clock.
-        "--game-time",
-        "60",
-        "--start-delay",
-        "0",
-        "--records",
-        path.to_str().unwrap(),
-        "--logs",
-        dir.join("logs").to_str().unwrap(),
-    ]);
+    let logs = dir.join("logs");
+    let output = two_game_match(
+        (&engine("rollout:20"), "rollout"),
+        (&engine("random"), "random"),
+        &path,
+        &["--logs", logs.to_str().unwrap()],
+    );
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}\n{}", stdout, text(&output.stderr));
     let games = records(&path);
@@ -114,25 +126,7 @@ fn a_misbehaving_program_loses_by_forfeit_with_its_reason() {
     let script = dir.join("bad-player.sh");
     std::fs::write(&script, "#!/bin/sh\nread line\necho PASS\nread line\n").unwrap();
     let path = dir.join("games.jsonl");
-    let output = gipfzero(&[
-        "match",
-        "--player1",
-        &engine("random"),
-        "--player2",
-        &format!("sh '{}'", script.display()),
-        "--name1",
-        "random",
-        "--name2",
-        "bad",
-        "--games",
-        "2",
-        "--game-time",
-        "60",
-        "--start-delay",
-        "0",
-        "--records",
-        path.to_str().unwrap(),
-    ]);
+    let output = two_game_match((&engine("random"), "random"), (&format!("sh '{}'", script.display()), "bad"), &path, &[]);
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}\n{}", stdout, text(&output.stderr));
     let summary = stdout.lines().find(|line| line.starts_with("random: ")).expect("a summary line");
