@@ -55,11 +55,16 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    if let Some(url) = &args.run {
-        return run_at(url, &args);
-    }
-    let mut config = match (&args.config, &args.resume) {
-        (_, Some(run_dir)) => {
+    let mut config = match (&args.run, &args.config, &args.resume) {
+        (_, Some(path), _) => RunConfig::load(path)?,
+        (Some(url), None, _) => {
+            let store = gipfzero_store::object::RunStore::open(url)?;
+            match gipfzero_train::distributed::stored_config(&store)? {
+                Some(config) => config,
+                None => anyhow::bail!("{url} holds no training run (no config.yaml): give the run's config to start one"),
+            }
+        }
+        (None, None, Some(run_dir)) => {
             let saved = RunDir::new(run_dir).config_path();
             anyhow::ensure!(
                 saved.is_file(),
@@ -70,9 +75,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             config.run_dir = run_dir.clone();
             config
         }
-        (Some(path), None) => RunConfig::load(path)?,
-        (None, None) => RunConfig::embedded_default(),
+        (None, None, None) => RunConfig::embedded_default(),
     };
+    // A run at a URL works in a local directory of its own.
+    if let Some(url) = &args.run {
+        config.run_dir = args.work_dir.clone().unwrap_or_else(|| default_work_dir(url));
+    }
     if let Some(run_dir) = args.run_dir {
         config.run_dir = run_dir;
     }
@@ -89,53 +97,20 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     }
     let game: GameName = config.game.parse()?;
     let variant = (game == GameName::Zertz).then(|| config.variant_name());
-    eprintln!(
-        "training {}{} in {} ({} iterations, device {})",
-        config.game,
-        variant.map_or_else(String::new, |variant| format!(" {variant}")),
-        config.run_dir.display(),
-        config.iterations,
-        config.device
-    );
-    gipfzero_train::train(&config, report)?;
-    Ok(())
-}
-
-/// The trainer of a run at a URL.
-fn run_at(url: &str, args: &TrainArgs) -> anyhow::Result<()> {
-    use gipfzero_train::distributed::{stored_config, train_at};
-    let store = gipfzero_store::object::RunStore::open(url)?;
-    let mut config = match &args.config {
-        Some(path) => RunConfig::load(path)?,
-        None => match stored_config(&store)? {
-            Some(config) => config,
-            None => anyhow::bail!("{url} holds no training run (no config.yaml): give the run's config to start one"),
-        },
-    };
-    if let Some(from) = &args.init_from {
-        config.init_from = Some(from.clone());
-    }
-    if let Some(iterations) = args.iterations {
-        anyhow::ensure!(iterations >= 1, "--iterations must be at least 1");
-        config.iterations = iterations;
-    }
-    config.run_dir = match &args.work_dir {
-        Some(dir) => dir.clone(),
-        None => default_work_dir(url),
-    };
-    if args.print_config {
-        print!("{}", config.to_yaml());
+    let game = format!("{}{}", config.game, variant.map_or_else(String::new, |variant| format!(" {variant}")));
+    let Some(url) = &args.run else {
+        eprintln!("training {game} in {} ({} iterations, device {})", config.run_dir.display(), config.iterations, config.device);
+        gipfzero_train::train(&config, report)?;
         return Ok(());
-    }
+    };
     eprintln!(
-        "training {} at {url} ({} iterations, device {}, working directory {}); its games come from `gipfzero worker {url}`",
-        config.game,
+        "training {game} at {url} ({} iterations, device {}, working directory {}); its games come from `gipfzero worker {url}`",
         config.iterations,
         config.device,
         config.run_dir.display()
     );
     let notice: gipfzero_train::distributed::Notice = std::sync::Arc::new(|message: &str| eprintln!("{message}"));
-    let traffic = train_at(url, &config, notice, report)?;
+    let traffic = gipfzero_train::distributed::train_at(url, &config, notice, report)?;
     eprintln!("store traffic: {traffic}");
     Ok(())
 }

@@ -402,6 +402,8 @@ pub struct StoreSelfPlay<G: Game> {
     rejected: BTreeMap<String, String>,
     scratch: PathBuf,
     nonce: u64,
+    /// Whether the store holds the run's config (written by the first publication).
+    config_published: bool,
     notice: Notice,
 }
 
@@ -428,19 +430,22 @@ impl<G: Game> StoreSelfPlay<G> {
             rejected: BTreeMap::new(),
             scratch,
             nonce: SplitMix64::new(nonce).next_u64(),
+            config_published: false,
             notice,
         })
     }
 
     /// Writes `network` as the player of `generation`: the checkpoint under a name of its
-    /// own, then `player.json` naming it. Also writes the run's config the first time, so
-    /// that workers can start before the first commit.
+    /// own, then `player.json` naming it. Also writes the run's config the first time (once
+    /// per trainer process), so that workers can start before the first commit.
     fn publish(&mut self, network: &Network, generation: u64) -> Result<(), DistributedError> {
-        let config_path = RunDir::new(&self.config.run_dir).config_path();
-        let config = fs::read(&config_path).map_err(io_error(&config_path))?;
-        match self.store.put_create_only(CONFIG_KEY, config) {
-            Err(error) if !error.is_already_exists() => return Err(error.into()),
-            _ => {}
+        if !self.config_published {
+            let config_path = RunDir::new(&self.config.run_dir).config_path();
+            let config = fs::read(&config_path).map_err(io_error(&config_path))?;
+            match self.store.put_create_only(CONFIG_KEY, config) {
+                Err(error) if !error.is_already_exists() => return Err(error.into()),
+                _ => self.config_published = true,
+            }
         }
         // Saved under the key's own name, which the sidecar records for its weights file.
         let name = format!("gen-{generation:06}-{:016x}", self.nonce);
@@ -491,6 +496,13 @@ impl<G: Game> StoreSelfPlay<G> {
         Ok(Ok((shard.samples, games)))
     }
 
+    /// Why a shard played by the network of generation `played` is not taken into
+    /// `generation`.
+    fn stale(&self, played: u64, generation: u64) -> String {
+        let max_lag = self.config.distributed.max_lag;
+        format!("stale: played by the network of generation {played}, more than distributed.max_lag = {max_lag} before generation {generation}")
+    }
+
     fn reject(&mut self, key: &str, reason: String) {
         (self.notice)(&format!("{}: rejected: {reason}", object_url(&self.store, key)));
         self.rejected.insert(key.to_string(), reason);
@@ -509,10 +521,10 @@ impl<G: Game> StoreSelfPlay<G> {
             }
             match shard_generation(&key) {
                 None => self.reject(&key, "not a shard's name (shards/w-GGGGGG-WORKER-SEQ.npz)".into()),
-                Some(played) if played < oldest => self.reject(
-                    &key,
-                    format!("stale: played by the network of generation {played}, more than distributed.max_lag = {} before generation {generation}", self.config.distributed.max_lag),
-                ),
+                Some(played) if played < oldest => {
+                    let reason = self.stale(played, generation);
+                    self.reject(&key, reason)
+                }
                 Some(_) => match self.read(&key)? {
                     Ok(read) => {
                         self.pending.insert(key, read);
@@ -525,8 +537,8 @@ impl<G: Game> StoreSelfPlay<G> {
         let stale: Vec<String> = self.pending.keys().filter(|key| shard_generation(key).is_some_and(|g| g < oldest)).cloned().collect();
         for key in stale {
             self.pending.remove(&key);
-            let played = shard_generation(&key).expect("a shard's name");
-            self.reject(&key, format!("stale: played by the network of generation {played}, more than distributed.max_lag = {} before generation {generation}", self.config.distributed.max_lag));
+            let reason = self.stale(shard_generation(&key).expect("a shard's name"), generation);
+            self.reject(&key, reason);
         }
         Ok(())
     }
@@ -686,12 +698,7 @@ pub struct WorkerSummary {
 /// The run's config as a worker runs it: read from the store (waiting for the trainer to
 /// write it), with the worker's device and threads.
 fn worker_config(store: &RunStore, options: &WorkerOptions) -> Result<RunConfig, DistributedError> {
-    let mut config = loop {
-        match stored_config(store)? {
-            Some(config) => break config,
-            None => thread::sleep(Duration::from_millis(1000)),
-        }
-    };
+    let mut config = parse_config(store, &wait_for(store, CONFIG_KEY, Duration::from_millis(1000))?)?;
     if let Some(device) = &options.device {
         config.device = device.clone();
         config.validate().map_err(|invalid| DistributedError::Corrupt {
