@@ -388,6 +388,55 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert_eq!(rows.len(), 4, "a header and three checkpoints:\n{table}");
     assert!(rows[0].contains("rank") && rows[0].contains("elo"), "{table}");
     assert!(rows[1..].iter().all(|row| row.contains("checkpoint:") && row.contains("  4  ")), "{table}");
+    // A ladder: each rung against the next, rated from the first = 0, each step saved as it
+    // ends; run again with the same file it plays nothing, and a longer ladder only its new step.
+    let results = dir.join("ladder.jsonl");
+    let ladder = |rungs: &str, quiet: bool| {
+        let mut args = vec!["evaluate", "dvonn", "--ladder", rungs, "--games", "2", "--simulations", "4", "--threads", "1"];
+        args.extend(["--results", results.to_str().unwrap()]);
+        if quiet {
+            args.push("--quiet");
+        }
+        with_models(&args)
+    };
+    let output = ladder("random,rollout:8@5ms,model:tiny", true);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let table = text(&output.stdout);
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 6, "a title, a header, three rungs, the file:\n{table}");
+    assert!(rows[0].starts_with("ladder of dvonn (2 games a step, seed 0), anchored at random = 0"), "{table}");
+    assert!(rows[2].contains("random") && rows[2].contains("anchor"), "{table}");
+    assert!(rows[3].contains("rollout:8@5ms") && rows[4].contains("model:tiny"), "{table}");
+    let saved = std::fs::read_to_string(&results).unwrap();
+    let steps: Vec<serde_json::Value> = saved.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(steps.len(), 2, "{saved}");
+    for step in &steps {
+        let games = ["wins", "draws", "losses"].iter().map(|k| step[k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(games, 2, "{step}");
+    }
+    assert_eq!((steps[0]["upper"].as_str(), steps[0]["upper_ms"].as_f64()), (Some("rollout:8"), Some(5.0)), "{saved}");
+    assert!(steps[0]["upper_turn_ms"].as_f64().is_some() && steps[0]["lower_turn_ms"].is_null(), "only timed rungs are timed: {saved}");
+    let output = ladder("random,rollout:8@5ms,model:tiny", false);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).matches("(saved)").count(), 2, "{}", text(&output.stdout));
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), saved, "nothing was played again");
+    let output = ladder("random,rollout:8@5ms,model:tiny,greedy", false);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).matches("(saved)").count(), 2, "{}", text(&output.stdout));
+    assert_eq!(std::fs::read_to_string(&results).unwrap().lines().count(), 3);
+    for (rungs, message) in [
+        ("random,rollout:8@fast", "--ladder rung \"rollout:8@fast\": expected a time per turn"),
+        ("random,nobody", "--ladder rung \"nobody\""),
+        ("random", "at least two rungs"),
+    ] {
+        let output = ladder(rungs, true);
+        assert_eq!(output.status.code(), Some(1), "{rungs}: {}", text(&output.stderr));
+        assert!(text(&output.stderr).contains(message), "{rungs}: {}", text(&output.stderr));
+    }
+    std::fs::write(&results, "{\"game\": 1}\n").unwrap();
+    let output = ladder("random,greedy", true);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("ladder.jsonl:1: not a ladder step"), "{}", text(&output.stderr));
     // The run's numbered checkpoints rated against one opponent: a table, a file, a chart.
     let output = gipfzero(&["evaluate", "dvonn", "--run", run.to_str().unwrap(), "random", "--games", "2", "--simulations", "4", "--quiet"]);
     assert!(output.status.success(), "{}", text(&output.stderr));

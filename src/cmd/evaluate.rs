@@ -20,22 +20,34 @@ pub struct EvaluateArgs {
     pub game: GameName,
     /// The first agent: random, greedy, rollout:<simulations> or checkpoint:<path>; with
     /// `--run`, the opponent every checkpoint of the run plays.
-    #[arg(required_unless_present = "round_robin")]
+    #[arg(required_unless_present_any = ["round_robin", "ladder"])]
     pub first: Option<String>,
     /// The second agent, likewise.
-    #[arg(required_unless_present_any = ["round_robin", "run"])]
+    #[arg(required_unless_present_any = ["round_robin", "run", "ladder"])]
     pub second: Option<String>,
     /// Instead of two agents: every numbered checkpoint of the training run RUN_DIR
     /// (`checkpoints/iter-NNNNNN`) plays the one agent given (`--games` each), for a run
     /// trained without evaluations or against another opponent. The results, with the run's
     /// CPU time at each checkpoint, go to `RUN_DIR/ratings-<agent>[-s<simulations>].jsonl`
     /// (rewritten after every checkpoint) and a chart to `RUN_DIR/plots/` of the same name.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["round_robin", "second", "sprt", "records"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["round_robin", "ladder", "second", "sprt", "records"])]
     pub run: Option<std::path::PathBuf>,
     /// Instead of two agents: every checkpoint in DIR plays every other (`--games` each
     /// pairing), and an Elo table is fitted to all the results.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["first", "second", "sprt"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["first", "second", "sprt", "ladder"])]
     pub round_robin: Option<std::path::PathBuf>,
+    /// Instead of two agents: a strength ladder, weakest first, of rungs `AGENT` or
+    /// `AGENT@TIME` (a time per turn, e.g. `rollout:1000@100ms`, `model:zertz@1s`; a rung
+    /// without one runs `--simulations`). Each rung plays the next `--games` games; the
+    /// ratings are anchored at the first rung = 0 (put `random` first), with intervals.
+    #[arg(long, value_name = "RUNG,RUNG,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["first", "second", "sprt", "records", "run"])]
+    pub ladder: Vec<String>,
+    /// With `--ladder`: the file (JSON Lines) each finished step is saved to as it ends. A
+    /// ladder run again with the same file plays only the steps it does not hold with the same
+    /// agents, times and match settings, so an interrupted ladder continues and a longer one
+    /// reuses the steps it shares.
+    #[arg(long, value_name = "FILE", requires = "ladder")]
+    pub results: Option<std::path::PathBuf>,
     /// ZÈRTZ board (standard when absent).
     #[arg(long)]
     pub variant: Option<String>,
@@ -47,7 +59,7 @@ pub struct EvaluateArgs {
     /// (`gipfzero_play::TimedAgent`), so a network and `rollout:N` meet at equal time (N is
     /// then ignored; random and greedy do not search). Play the games one at a time
     /// (`--threads 1`) for times that mean what they say.
-    #[arg(long, value_name = "TIME", value_parser = parse_move_time, conflicts_with_all = ["simulations", "gumbel", "rollout_mix", "round_robin", "run"])]
+    #[arg(long, value_name = "TIME", value_parser = parse_move_time, conflicts_with_all = ["simulations", "gumbel", "rollout_mix", "round_robin", "run", "ladder"])]
     pub move_time: Option<std::time::Duration>,
     /// Checkpoint agents search with a Gumbel root (sequential halving over the prior's top
     /// actions, no noise) instead of PUCT.
@@ -113,6 +125,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     if let Some(directory) = &args.round_robin {
         return round_robin(&args, &setting, &settings, directory);
     }
+    if !args.ladder.is_empty() {
+        let rungs = args.ladder.iter().map(|spec| Rung::parse(spec)).collect::<Result<Vec<_>, _>>()?;
+        return ladder(&args, &setting, &settings, &rungs);
+    }
     if let (Some(directory), Some(opponent)) = (&args.run, &args.first) {
         return rate_run(&args, &setting, &settings, directory, opponent);
     }
@@ -121,7 +137,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     };
     let tallies = [Arc::new(TimeTally::default()), Arc::new(TimeTally::default())];
     // The match loads both agents (and checks them against the game) before any game starts.
-    let report = setting.start()?.visit(Match { args: &args, first, second, settings: &settings, tallies: &tallies })?;
+    let times = [args.move_time; 2];
+    let report = setting.start()?.visit(Match { args: &args, first, second, times, settings: &settings, tallies: &tallies })?;
     print_report(&args, first, second, &report);
     if args.move_time.is_some() {
         let mean = |tally: &TimeTally| tally.mean().map_or("-".to_string(), |t| format!("{:.0} ms", t.as_secs_f64() * 1e3));
@@ -173,6 +190,7 @@ fn round_robin(
                 args,
                 first: &players[first],
                 second: &players[second],
+                times: [None; 2],
                 settings,
                 tallies: &Default::default(),
             })?;
@@ -227,7 +245,7 @@ fn rate_run(
     println!("{:>9}  {:>8}  {:>11}  {:>6}  {:>21}", "iteration", "CPU min", "W-D-L", "score", "Elo (95% interval)");
     let mut ratings = Vec::new();
     for ((iteration, _), player) in checkpoints.iter().zip(&players) {
-        let report = setting.start()?.visit(Match { args, first: player, second: opponent, settings, tallies: &Default::default() })?;
+        let report = setting.start()?.visit(Match { args, first: player, second: opponent, times: [None; 2], settings, tallies: &Default::default() })?;
         let rating = CheckpointRating {
             iteration: *iteration,
             cpu_s: cpu_seconds.get(iteration).copied(),
@@ -285,8 +303,10 @@ struct Match<'a> {
     args: &'a EvaluateArgs,
     first: &'a str,
     second: &'a str,
+    /// Each side's time per turn (`None`: it runs its simulations).
+    times: [Option<std::time::Duration>; 2],
     settings: &'a MatchSettings,
-    /// Each side's turns and time under `--move-time`.
+    /// Each side's turns and time when it plays under a time per turn.
     tallies: &'a [Arc<TimeTally>; 2],
 }
 
@@ -317,20 +337,21 @@ impl GameVisitor for Match<'_> {
             let agent = TimedAgent::new(choice, seed, time, &start).with_context(|| format!("agent {spec:?}"))?;
             Ok(Box::new(agent.with_tally(tally.clone())))
         };
-        if let Some(time) = args.move_time {
-            timed(self.first, 0, time, &Arc::default())?;
-            timed(self.second, 0, time, &Arc::default())?;
+        for (spec, time) in [self.first, self.second].into_iter().zip(self.times) {
+            if let Some(time) = time {
+                timed(spec, 0, time, &Arc::default())?;
+            }
         }
         let report = run_match(
             // Each pair of games gets its own start, drawn from the match seed.
             |pair| opening(&start, args.opening_turns, args.seed.wrapping_add(pair as u64)),
             |side, game| {
-                let (factory, spec, tally, salt) = match side {
-                    Side::First => (&first, self.first, &tallies[0], 0x5eed_0001),
-                    Side::Second => (&second, self.second, &tallies[1], 0x5eed_0002),
+                let (factory, spec, time, tally, salt) = match side {
+                    Side::First => (&first, self.first, self.times[0], &tallies[0], 0x5eed_0001),
+                    Side::Second => (&second, self.second, self.times[1], &tallies[1], 0x5eed_0002),
                 };
                 let seed = args.seed.wrapping_mul(0x9E37_79B9).wrapping_add(salt).wrapping_add((game as u64) << 20);
-                match args.move_time {
+                match time {
                     Some(time) => timed(spec, seed, time, tally).expect("agent specs were checked before the match"),
                     None => factory.agent(&start, seed).expect("agent specs were checked before the match"),
                 }
@@ -373,4 +394,219 @@ fn print_report(args: &EvaluateArgs, first: &str, second: &str, report: &MatchRe
         };
         println!("SPRT: LLR {llr:.2}, {verdict}");
     }
+}
+
+/// A rung of `--ladder`: an agent, and the time per turn it thinks (`None`: its simulations).
+#[derive(Clone, Debug, PartialEq)]
+struct Rung {
+    agent: String,
+    time: Option<std::time::Duration>,
+}
+
+impl Rung {
+    /// `AGENT` or `AGENT@TIME`; the time is read after the last `@`.
+    fn parse(spec: &str) -> anyhow::Result<Rung> {
+        let spec = spec.trim();
+        anyhow::ensure!(!spec.is_empty(), "--ladder: an empty rung (expected AGENT or AGENT@TIME, separated by commas)");
+        let rung = match spec.rsplit_once('@') {
+            Some((agent, time)) => Rung {
+                agent: agent.to_string(),
+                time: Some(parse_move_time(time).map_err(|error| anyhow::anyhow!("--ladder rung {spec:?}: {error} after '@'"))?),
+            },
+            None => Rung { agent: spec.to_string(), time: None },
+        };
+        AgentChoice::parse(&rung.agent).with_context(|| format!("--ladder rung {spec:?}"))?;
+        Ok(rung)
+    }
+
+    fn time_ms(&self) -> Option<f64> {
+        self.time.map(|time| time.as_secs_f64() * 1e3)
+    }
+
+    fn label(&self) -> String {
+        match self.time {
+            Some(time) => format!("{}@{}ms", self.agent, time.as_millis()),
+            None => self.agent.clone(),
+        }
+    }
+}
+
+/// One finished step of a ladder, a line of `--results`: the upper rung's match against the
+/// lower one, from the upper rung's view, with the settings that make it the same match.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LadderStep {
+    game: String,
+    variant: Option<String>,
+    lower: String,
+    lower_ms: Option<f64>,
+    upper: String,
+    upper_ms: Option<f64>,
+    games: u32,
+    seed: u64,
+    opening_turns: usize,
+    max_turns: usize,
+    simulations: Option<u32>,
+    gumbel: bool,
+    rollout_mix: f32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    unfinished: u32,
+    /// The measured mean time of a turn of each side (timed rungs only).
+    lower_turn_ms: Option<f64>,
+    upper_turn_ms: Option<f64>,
+    seconds: f64,
+}
+
+impl LadderStep {
+    /// Whether `self` is the match `other` asks for (the results aside).
+    fn same_match(&self, other: &LadderStep) -> bool {
+        let key = |s: &LadderStep| {
+            (s.game.clone(), s.variant.clone(), s.lower.clone(), s.lower_ms, s.upper.clone(), s.upper_ms, s.games, s.seed)
+        };
+        let settings = |s: &LadderStep| (s.opening_turns, s.max_turns, s.simulations, s.gumbel, s.rollout_mix);
+        key(self) == key(other) && settings(self) == settings(other)
+    }
+
+    fn results(&self) -> gipfzero_train::stats::MatchResults {
+        gipfzero_train::stats::MatchResults { wins: self.wins, draws: self.draws, losses: self.losses }
+    }
+}
+
+/// The steps saved in a ladder's results file (none when it does not exist yet).
+fn read_ladder_steps(path: &std::path::Path) -> anyhow::Result<Vec<LadderStep>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("cannot read the ladder results {}", path.display())),
+    };
+    let mut steps = Vec::new();
+    for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        let step = serde_json::from_str(line).with_context(|| {
+            format!("{}:{}: not a ladder step as `evaluate --ladder --results` writes them", path.display(), number + 1)
+        })?;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+/// `--ladder`: each rung against the next, then the ratings anchored at the first rung.
+fn ladder(args: &EvaluateArgs, setting: &GameSetting, settings: &MatchSettings, rungs: &[Rung]) -> anyhow::Result<()> {
+    anyhow::ensure!(rungs.len() >= 2, "--ladder: a ladder needs at least two rungs, found {}", rungs.len());
+    let specs: Vec<String> = rungs.iter().map(|rung| rung.agent.clone()).collect();
+    setting.start()?.visit(CheckAgents { specs: &specs })?;
+    let mut saved = match &args.results {
+        Some(path) => read_ladder_steps(path)?,
+        None => Vec::new(),
+    };
+    let mut steps = Vec::new();
+    for pair in rungs.windows(2) {
+        let (lower, upper) = (&pair[0], &pair[1]);
+        let mut step = LadderStep {
+            game: args.game.to_string(),
+            variant: args.variant.clone(),
+            lower: lower.agent.clone(),
+            lower_ms: lower.time_ms(),
+            upper: upper.agent.clone(),
+            upper_ms: upper.time_ms(),
+            games: args.games,
+            seed: args.seed,
+            opening_turns: args.opening_turns,
+            max_turns: args.max_turns,
+            simulations: args.simulations,
+            gumbel: args.gumbel,
+            rollout_mix: args.rollout_mix,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            unfinished: 0,
+            lower_turn_ms: None,
+            upper_turn_ms: None,
+            seconds: 0.0,
+        };
+        if let Some(found) = saved.iter().find(|saved| saved.same_match(&step)) {
+            if !args.quiet {
+                println!("{} vs {}: {}-{}-{} (saved)", upper.label(), lower.label(), found.wins, found.draws, found.losses);
+            }
+            steps.push(found.clone());
+            continue;
+        }
+        let tallies = [Arc::new(TimeTally::default()), Arc::new(TimeTally::default())];
+        let started = std::time::Instant::now();
+        // The upper rung plays first, so that the results are from its view.
+        let report = setting.start()?.visit(Match {
+            args,
+            first: &upper.agent,
+            second: &lower.agent,
+            times: [upper.time, lower.time],
+            settings,
+            tallies: &tallies,
+        })?;
+        let mean_ms = |tally: &TimeTally| tally.mean().map(|time| time.as_secs_f64() * 1e3);
+        step.wins = report.results.wins;
+        step.draws = report.results.draws;
+        step.losses = report.results.losses;
+        step.unfinished = report.unfinished;
+        step.upper_turn_ms = mean_ms(&tallies[0]);
+        step.lower_turn_ms = mean_ms(&tallies[1]);
+        step.seconds = started.elapsed().as_secs_f64();
+        if !args.quiet {
+            println!("{} vs {}: {}-{}-{} in {:.0} s", upper.label(), lower.label(), step.wins, step.draws, step.losses, step.seconds);
+        }
+        if let Some(path) = &args.results {
+            // A step played again under the same settings replaces the saved one.
+            saved.retain(|old| !old.same_match(&step));
+            saved.push(step.clone());
+            write_json_lines(path, &saved).with_context(|| format!("cannot write the ladder results {}", path.display()))?;
+        }
+        steps.push(step);
+    }
+    let results: Vec<_> = steps.iter().map(LadderStep::results).collect();
+    let ratings = gipfzero_train::stats::ladder_ratings(&results, settings.confidence);
+    let elo = |value: f64| match value {
+        v if v == f64::INFINITY => "+inf".to_string(),
+        v if v == f64::NEG_INFINITY => "-inf".to_string(),
+        v if v.is_nan() => "?".to_string(),
+        v if v == 0.0 => "0".to_string(),
+        v => format!("{v:+.0}"),
+    };
+    println!(
+        "ladder of {} ({} games a step, seed {}), anchored at {} = 0",
+        args.game,
+        args.games,
+        args.seed,
+        rungs[0].label()
+    );
+    // The last column: the measured mean time of a turn of this rung and of the one below.
+    println!("{:>4}  {:<40}  {:>6}  {:>17}  {:>9}  {:>9}  {:>10}", "rung", "agent", "elo", "95% interval", "step", "step elo", "ms a turn");
+    for (index, (rung, rating)) in rungs.iter().zip(&ratings).enumerate() {
+        let (record, step_elo, turn) = match index.checked_sub(1).map(|i| &steps[i]) {
+            None => ("".to_string(), "".to_string(), String::new()),
+            Some(step) => {
+                let estimate = step.results().elo(settings.confidence);
+                let measured = |ms: Option<f64>| ms.map_or("-".to_string(), |ms| format!("{ms:.0}"));
+                (
+                    format!("{}-{}-{}", step.wins, step.draws, step.losses),
+                    elo(estimate.elo),
+                    format!("{}/{}", measured(step.upper_turn_ms), measured(step.lower_turn_ms)),
+                )
+            }
+        };
+        let interval = if index == 0 { "anchor".to_string() } else { format!("({} to {})", elo(rating.lower), elo(rating.upper)) };
+        println!(
+            "{:>4}  {:<40}  {:>6}  {:>17}  {:>9}  {:>9}  {:>10}",
+            index + 1,
+            rung.label(),
+            elo(rating.elo),
+            interval,
+            record,
+            step_elo,
+            turn
+        );
+    }
+    if let Some(path) = &args.results {
+        println!("results: {}", path.display());
+    }
+    Ok(())
 }

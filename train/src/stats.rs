@@ -324,6 +324,54 @@ pub fn fit_elo(players: usize, pairings: &[Pairing]) -> Vec<f64> {
     ratings.iter().map(|r| r - mean).collect()
 }
 
+/// The ratings of a ladder's rungs from the results of each rung against the next (`steps[i]`
+/// is rung `i + 1`'s results against rung `i`, from rung `i + 1`'s view), anchored at the
+/// first rung = 0, each with an interval at `confidence`.
+///
+/// In a chain the maximum-likelihood rating of rung `k` is the sum of the steps' Elo
+/// differences below it, and its variance the sum of theirs: the interval's half-widths below
+/// and above are those of the steps added in quadrature (each step's own interval is
+/// asymmetric on the Elo scale, so each side is added on its own). A step won or lost in every
+/// game has no finite estimate: the rungs above it are unbounded on that side, and bounded on
+/// the other by the step's Wilson bound plus the rest, so a ladder with a sweep still says how
+/// far up at least its top rungs are (and that a rung between is missing).
+pub fn ladder_ratings(steps: &[MatchResults], confidence: f64) -> Vec<EloEstimate> {
+    let mut ratings = vec![EloEstimate { elo: 0.0, lower: 0.0, upper: 0.0 }];
+    let (mut centre, mut below, mut above) = (0.0f64, 0.0f64, 0.0f64);
+    // Sums of the finite bounds of the steps won (lost) in every game.
+    let (mut swept_up, mut swept_down) = (0.0f64, 0.0f64);
+    let (mut ups, mut downs) = (0u32, 0u32);
+    for step in steps {
+        let estimate = step.elo(confidence);
+        if estimate.elo == f64::INFINITY {
+            ups += 1;
+            swept_up += estimate.lower;
+        } else if estimate.elo == f64::NEG_INFINITY {
+            downs += 1;
+            swept_down += estimate.upper;
+        } else {
+            centre += estimate.elo;
+            below += (estimate.elo - estimate.lower).powi(2);
+            above += (estimate.upper - estimate.elo).powi(2);
+        }
+        ratings.push(match (ups > 0, downs > 0) {
+            (false, false) => EloEstimate { elo: centre, lower: centre - below.sqrt(), upper: centre + above.sqrt() },
+            (true, false) => EloEstimate {
+                elo: f64::INFINITY,
+                lower: centre + swept_up - below.sqrt(),
+                upper: f64::INFINITY,
+            },
+            (false, true) => EloEstimate {
+                elo: f64::NEG_INFINITY,
+                lower: f64::NEG_INFINITY,
+                upper: centre + swept_down + above.sqrt(),
+            },
+            (true, true) => EloEstimate { elo: f64::NAN, lower: f64::NEG_INFINITY, upper: f64::INFINITY },
+        });
+    }
+    ratings
+}
+
 #[cfg(test)]
 mod rating_tests {
     use super::*;
@@ -355,5 +403,39 @@ mod rating_tests {
         // Even results give equal ratings.
         let even = fit_elo(2, &[pairing(0, 1, 5, 10, 5)]);
         assert!(even[0].abs() < 1e-6 && even[1].abs() < 1e-6, "{even:?}");
+    }
+
+    #[test]
+    fn a_ladder_adds_its_steps_and_their_uncertainty() {
+        let step = MatchResults { wins: 30, draws: 0, losses: 10 };
+        let single = step.elo(0.95);
+        let ratings = ladder_ratings(&[step, step], 0.95);
+        assert_eq!(ratings.len(), 3);
+        assert_eq!((ratings[0].elo, ratings[0].lower, ratings[0].upper), (0.0, 0.0, 0.0), "anchored");
+        assert!((ratings[1].elo - single.elo).abs() < 1e-9 && (ratings[1].lower - single.lower).abs() < 1e-9);
+        assert!((ratings[2].elo - 2.0 * single.elo).abs() < 1e-9, "{ratings:?}");
+        // Independent steps: the half-widths add in quadrature, not linearly.
+        let half = |e: &EloEstimate| (e.elo - e.lower, e.upper - e.elo);
+        let (one, two) = (half(&ratings[1]), half(&ratings[2]));
+        assert!((two.0 - 2f64.sqrt() * one.0).abs() < 1e-9 && (two.1 - 2f64.sqrt() * one.1).abs() < 1e-9, "{ratings:?}");
+        // A step lost on balance goes down.
+        let down = ladder_ratings(&[MatchResults { wins: 10, draws: 0, losses: 30 }], 0.95);
+        assert!((down[1].elo + single.elo).abs() < 1e-9 && down[1].upper < 0.0, "{down:?}");
+    }
+
+    #[test]
+    fn a_sweep_leaves_the_rungs_above_it_bounded_on_one_side() {
+        let sweep = MatchResults { wins: 20, draws: 0, losses: 0 };
+        let even = MatchResults { wins: 10, draws: 0, losses: 10 };
+        let ratings = ladder_ratings(&[sweep, even], 0.95);
+        let wilson = sweep.elo(0.95).lower;
+        assert!((ratings[1].lower - wilson).abs() < 1e-9 && ratings[1].elo == f64::INFINITY && ratings[1].upper == f64::INFINITY);
+        // The even step above adds its downward uncertainty to the bound.
+        let spread = -even.elo(0.95).lower;
+        assert!((ratings[2].lower - (wilson - spread)).abs() < 1e-9, "{ratings:?}");
+        let lost = ladder_ratings(&[MatchResults { wins: 0, draws: 0, losses: 20 }], 0.95);
+        assert!(lost[1].elo == f64::NEG_INFINITY && (lost[1].upper + wilson).abs() < 1e-9, "{lost:?}");
+        let both = ladder_ratings(&[sweep, MatchResults { wins: 0, draws: 0, losses: 20 }], 0.95);
+        assert!(both[2].elo.is_nan() && both[2].lower == f64::NEG_INFINITY && both[2].upper == f64::INFINITY);
     }
 }
