@@ -457,3 +457,34 @@ fn evaluate_plays_checkpoints_and_refuses_another_games_checkpoint() {
     assert!(text(&output.stderr).contains(&dir.join("checkpoints").display().to_string()), "{}", text(&output.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_shipped_network_plays_its_game_and_has_a_card() {
+    // models/: each network's sidecar names its game and board; the network plays that game
+    // as model:NAME, has its card, and is in the folder's table.
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let table = std::fs::read_to_string(models.join("README.md")).unwrap();
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(&models).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|ext| ext != "json") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (game, variant) = (sidecar["game"].as_str().unwrap(), sidecar["variant"].as_str().unwrap());
+        let card = std::fs::read_to_string(models.join(format!("{name}.md"))).unwrap_or_default();
+        assert!(card.starts_with(&format!("# model:{name}\n")), "{name}: no card models/{name}.md");
+        assert!(table.contains(&format!("[`{name}`]({name}.md)")), "{name}: not in models/README.md");
+        let agent = format!("model:{name}");
+        let mut args = vec!["evaluate", game, agent.as_str(), "random", "--games", "2", "--simulations", "2", "--quiet"];
+        if game == "zertz" {
+            args.extend(["--variant", variant]);
+        }
+        let output = gipfzero(&args);
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        assert!(text(&output.stdout).starts_with(&format!("{agent} vs random ({game}, 2 games)")), "{}", text(&output.stdout));
+        seen.push(name);
+    }
+    assert!(seen.len() >= 4, "{seen:?}");
+}

@@ -49,6 +49,13 @@ pub trait Agent<G: Game>: Send {
     fn set_simulations(&mut self, _simulations: u32) -> bool {
         false
     }
+
+    /// The share of its last turn's simulations that ended in an evaluation (the rest ended
+    /// on game ends or proven nodes, at next to no cost); `None` when it does not search or
+    /// ran none. A time budget sizes searches by it ([`SearchResult::evaluated`]).
+    fn last_evaluated_share(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The legal turns of `position`, or why there are none to choose from.
@@ -288,6 +295,12 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
         }
         self.config = config;
         true
+    }
+
+    fn last_evaluated_share(&self) -> Option<f64> {
+        let simulations: u64 = self.last_results.iter().map(|r| r.simulations as u64).sum();
+        let evaluated: u64 = self.last_results.iter().map(|r| r.evaluated as u64).sum();
+        (simulations > 0).then(|| evaluated as f64 / simulations as f64)
     }
 }
 

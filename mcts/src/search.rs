@@ -58,6 +58,10 @@ pub struct SearchResult {
     pub full_search: bool,
     /// Simulations run by this search (inherited visits not counted).
     pub simulations: u32,
+    /// Of those, the ones that ended in an evaluation; the others ended on a game end or a
+    /// node the solver had proven, and cost next to nothing (a search of a proven position
+    /// takes microseconds: what a time budget must know to size the next one).
+    pub evaluated: u32,
 }
 
 /// Gumbel's per-search root state.
@@ -84,6 +88,8 @@ pub struct Search<G: Game> {
     budget: u32,
     started: u32,
     completed: u32,
+    /// Simulations of this search that ended in an evaluation.
+    evaluated: u32,
     full_search: bool,
     prepared: bool,
     root_noised: bool,
@@ -220,6 +226,7 @@ impl<G: Game> Search<G> {
             budget: 0,
             started: 0,
             completed: 0,
+            evaluated: 0,
             full_search: true,
             prepared: false,
             root_noised: false,
@@ -303,6 +310,7 @@ impl<G: Game> Search<G> {
         };
         self.started = 0;
         self.completed = 0;
+        self.evaluated = 0;
         self.prepared = false;
         self.abandon_pending();
         if self.tree.node(Tree::ROOT).kind == NodeKind::Expanded {
@@ -686,6 +694,7 @@ impl<G: Game> Search<G> {
                 root_expanded = true;
             } else {
                 self.completed += 1;
+                self.evaluated += 1;
             }
         }
         self.pending.clear();
@@ -757,6 +766,7 @@ impl<G: Game> Search<G> {
             root_value,
             full_search: self.full_search,
             simulations: self.completed,
+            evaluated: self.evaluated,
         })
     }
 

@@ -145,8 +145,10 @@ pub struct Thinker<G: Game, S> {
     /// The agent and the simulation setting it was built with.
     agent: Option<(Option<u32>, Box<dyn Agent<G>>)>,
     /// Simulations per second of a whole turn (a turn may hold several decisions), as a
-    /// running mean of the timed turns.
+    /// running mean of the timed turns, counting the simulations that ended in an evaluation.
     rate: Option<f64>,
+    /// The evaluated share of the last timed turn's simulations.
+    last_share: Option<f64>,
 }
 
 impl<G: Game, S: AgentSource> Thinker<G, S> {
@@ -156,6 +158,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             seed,
             agent: None,
             rate: None,
+            last_share: None,
         }
     }
 
@@ -209,10 +212,20 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         let (_, agent) = self.agent.as_mut().expect("prepared above");
         let started = Instant::now();
         let turn = agent.choose_turn(position)?;
+        self.last_share = None;
         if let (Budget::Time(_), Some(n)) = (budget, simulations) {
             let seconds = started.elapsed().as_secs_f64().max(1e-4);
-            let measured = n as f64 / seconds;
-            self.rate = Some(self.rate.map_or(measured, |old| 0.5 * old + 0.5 * measured));
+            // Only the simulations that ended in an evaluation cost time: a turn on positions
+            // the solver has proven runs its simulations in microseconds. Counted whole, such
+            // a turn would make the speed look thousands of times higher and size the next
+            // unproven turn to the million-simulation cap (minutes of a network's time: seen
+            // in a 30-game match at 1 s a turn, where the network's turns averaged 2.6 s).
+            let share = agent.last_evaluated_share().unwrap_or(1.0);
+            self.last_share = Some(share);
+            if share > 0.0 {
+                let measured = n as f64 * share / seconds;
+                self.rate = Some(self.rate.map_or(measured, |old| 0.5 * old + 0.5 * measured));
+            }
         }
         Ok(turn)
     }
@@ -308,7 +321,9 @@ impl<G: Game, S: AgentSource + Send> Agent<G> for TimedAgent<G, S> {
         self.turns += 1;
         self.used += took;
         if sized {
-            self.asked += budget;
+            // A turn whose simulations partly ended on proven nodes was asked for the time
+            // of its evaluated share only.
+            self.asked += budget.mul_f64(self.thinker.last_share.unwrap_or(1.0));
             self.taken += took;
         }
         if let Some(tally) = &self.tally {
@@ -505,6 +520,83 @@ mod tests {
         fn agent<G: Game>(&self, _: &G, _: Option<u32>, _: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
             Err(BaselineError::Spec(Baseline::new("nonsense").unwrap_err()))
         }
+    }
+
+    /// An agent whose turns take 20 µs a simulation that ends in an evaluation; `proven` of
+    /// every 4 simulations end on proven nodes, at no cost (as a search of a position the
+    /// solver has proven does).
+    struct Sleepy {
+        simulations: u32,
+        proven: Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl Sleepy {
+        fn share(&self) -> f64 {
+            1.0 - self.proven.load(Ordering::Relaxed) as f64 / 4.0
+        }
+    }
+
+    impl<G: Game> Agent<G> for Sleepy {
+        fn name(&self) -> String {
+            "sleepy".into()
+        }
+        fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
+            std::thread::sleep((Duration::from_micros(20) * self.simulations).mul_f64(self.share()));
+            let mut turns = Vec::new();
+            position.legal_turns(&mut turns);
+            Ok(turns.swap_remove(0))
+        }
+        fn set_simulations(&mut self, simulations: u32) -> bool {
+            self.simulations = simulations;
+            true
+        }
+        fn last_evaluated_share(&self) -> Option<f64> {
+            Some(self.share())
+        }
+    }
+
+    struct SleepySource(Arc<std::sync::atomic::AtomicU32>);
+
+    impl AgentSource for SleepySource {
+        type Error = BaselineError;
+        fn name(&self) -> String {
+            "sleepy".into()
+        }
+        fn searches(&self) -> bool {
+            true
+        }
+        fn agent<G: Game>(&self, _: &G, simulations: Option<u32>, _: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            Ok(Box::new(Sleepy { simulations: simulations.unwrap_or(1), proven: self.0.clone() }))
+        }
+    }
+
+    #[test]
+    fn turns_on_proven_positions_leave_the_speed_alone() {
+        let proven = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let mut thinker: Thinker<Dvonn, _> = Thinker::new(SleepySource(proven.clone()), 1);
+        let budget = Budget::Time(Duration::from_millis(40));
+        let mut position = Dvonn::new();
+        let mut turn = |thinker: &mut Thinker<Dvonn, _>| {
+            let turn = thinker.choose(&position, budget).unwrap();
+            position.play(&turn);
+        };
+        for _ in 0..3 {
+            turn(&mut thinker);
+        }
+        // At most 50,000 simulations a second (sleeps overshoot, never undershoot).
+        let rate = thinker.rate.unwrap();
+        assert!(rate > 1_000.0 && rate <= 50_000.0, "{rate}");
+        // Every simulation on proven nodes: the turn takes microseconds and says nothing of
+        // the speed. Counted, it would size the next turn to the million-simulation cap.
+        proven.store(4, Ordering::Relaxed);
+        turn(&mut thinker);
+        assert_eq!((thinker.rate, thinker.last_share), (Some(rate), Some(0.0)));
+        assert!(thinker.simulations(budget).unwrap() <= 2_000);
+        // Half of them proven: half the time for the same simulations, the same speed.
+        proven.store(2, Ordering::Relaxed);
+        turn(&mut thinker);
+        let half = thinker.rate.unwrap();
+        assert!(half > rate / 2.0 && half < rate * 1.5, "{rate} then {half}");
     }
 
     #[test]

@@ -280,6 +280,10 @@ impl<G: Game> Agent<G> for NetworkAgent<G> {
     fn set_simulations(&mut self, simulations: u32) -> bool {
         self.agent.set_simulations(simulations)
     }
+
+    fn last_evaluated_share(&self) -> Option<f64> {
+        self.agent.last_evaluated_share()
+    }
 }
 
 impl AgentSource for AgentChoice {
