@@ -45,7 +45,8 @@ pub struct EvaluateArgs {
     /// With `--ladder`: the file (JSON Lines) each finished step is saved to as it ends. A
     /// ladder run again with the same file plays only the steps it does not hold with the same
     /// agents, times and match settings, so an interrupted ladder continues and a longer one
-    /// reuses the steps it shares.
+    /// reuses the steps it shares. One ladder per file at a time: each rewrites the file
+    /// from what it read at its start.
     #[arg(long, value_name = "FILE", requires = "ladder")]
     pub results: Option<std::path::PathBuf>,
     /// ZÈRTZ board (standard when absent).
