@@ -147,8 +147,6 @@ pub struct Thinker<G: Game, S> {
     /// Simulations per second of a whole turn (a turn may hold several decisions), as a
     /// running mean of the timed turns, counting the simulations that ended in an evaluation.
     rate: Option<f64>,
-    /// The evaluated share of the last timed turn's simulations.
-    last_share: Option<f64>,
 }
 
 impl<G: Game, S: AgentSource> Thinker<G, S> {
@@ -158,7 +156,6 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             seed,
             agent: None,
             rate: None,
-            last_share: None,
         }
     }
 
@@ -212,7 +209,6 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         let (_, agent) = self.agent.as_mut().expect("prepared above");
         let started = Instant::now();
         let turn = agent.choose_turn(position)?;
-        self.last_share = None;
         if let (Budget::Time(_), Some(n)) = (budget, simulations) {
             let seconds = started.elapsed().as_secs_f64().max(1e-4);
             // Only the simulations that ended in an evaluation cost time: a turn on positions
@@ -221,13 +217,18 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             // unproven turn to the million-simulation cap (minutes of a network's time: seen
             // in a 30-game match at 1 s a turn, where the network's turns averaged 2.6 s).
             let share = agent.last_evaluated_share().unwrap_or(1.0);
-            self.last_share = Some(share);
             if share > 0.0 {
                 let measured = n as f64 * share / seconds;
                 self.rate = Some(self.rate.map_or(measured, |old| 0.5 * old + 0.5 * measured));
             }
         }
         Ok(turn)
+    }
+
+    /// The share of the last turn's simulations that ended in an evaluation, as its agent
+    /// reports it ([`Agent::last_evaluated_share`]).
+    fn last_share(&self) -> Option<f64> {
+        self.agent.as_ref().and_then(|(_, agent)| agent.last_evaluated_share())
     }
 
     /// Starts a new game: the agent forgets its tree.
@@ -323,7 +324,7 @@ impl<G: Game, S: AgentSource + Send> Agent<G> for TimedAgent<G, S> {
         if sized {
             // A turn whose simulations partly ended on proven nodes was asked for the time
             // of its evaluated share only.
-            self.asked += budget.mul_f64(self.thinker.last_share.unwrap_or(1.0));
+            self.asked += budget.mul_f64(self.thinker.last_share().unwrap_or(1.0));
             self.taken += took;
         }
         if let Some(tally) = &self.tally {
@@ -590,7 +591,7 @@ mod tests {
         // the speed. Counted, it would size the next turn to the million-simulation cap.
         proven.store(4, Ordering::Relaxed);
         turn(&mut thinker);
-        assert_eq!((thinker.rate, thinker.last_share), (Some(rate), Some(0.0)));
+        assert_eq!((thinker.rate, thinker.last_share()), (Some(rate), Some(0.0)));
         assert!(thinker.simulations(budget).unwrap() <= 2_000);
         // Half of them proven: half the time for the same simulations, the same speed.
         proven.store(2, Ordering::Relaxed);
