@@ -21,14 +21,19 @@
 //! core lets the passes of several searching workers run side by side; on a GPU one replica
 //! gathers everything into large batches.
 //!
-//! **Answers that do not depend on the batch.** libtorch's CPU kernels compute a row of a
-//! batch with the same bits whatever the other rows are, as long as the batch's size is a
-//! multiple of 4 (measured on x86-64 with this libtorch; sizes 1, 2, 3, 5, … differ from
-//! each other in the last bits). Every forward pass is therefore padded with zero rows to a
-//! multiple of [`ServerConfig::pad_rows`] (8 by default). So a position gets the same answer
-//! whichever positions share its pass, and a self-play game is the same whichever worker
-//! plays it and however the requests happened to be gathered. `batch_composition_leaves_no_trace`
-//! in the tests checks this; the padding costs at most 7 rows a pass.
+//! **Answers that do not depend on the batch.** libtorch's CPU matrix products (the linear
+//! layers) give a row other last bits depending on how many rows the product has, unless
+//! that number is a multiple of 4; its convolutions and group norms compute each position on
+//! its own from two rows on (one row takes another path). Measured on x86-64 with this
+//! libtorch, every batch size from 1 to 256. Every forward pass therefore runs its linear
+//! layers on rows padded with zeros to a multiple of [`ServerConfig::pad_rows`] (8 by
+//! default), and a pass of one position gets a second, zero row
+//! ([`Network::forward_rows`]). So a position gets the same answer whichever positions share
+//! its pass, and a self-play game is the same whichever worker plays it and however the
+//! requests happened to be gathered. `batch_composition_leaves_no_trace` in the tests checks
+//! this. The padding costs a few rows of the linear layers (the cheapest), not of the whole
+//! network: the thirteenth session's build padded whole passes, up to 7 positions of 8 for a
+//! search alone.
 //!
 //! Shutdown: dropping the [`InferenceServer`] stops the threads after they have answered what
 //! they already received; handles that outlive it get [`InferenceError::Closed`]. The threads
@@ -87,14 +92,15 @@ pub struct ServerConfig {
     /// Threads with a copy of the network each, taking batches from one queue (see the module
     /// docs): one per core on a CPU, one on a GPU. At least 1.
     pub replicas: usize,
-    /// Forward passes run on a multiple of this many rows, padded with zero rows, so that a
-    /// position's answer does not depend on its batch (module docs). 1 pads nothing.
+    /// The linear layers of a forward pass run on a multiple of this many rows, padded with
+    /// zero rows, so that a position's answer does not depend on its batch (module docs). 1
+    /// pads nothing.
     pub pad_rows: usize,
 }
 
-/// Rows a forward pass is padded to a multiple of, by default: the smallest multiple of 4 (the
-/// size at which libtorch's CPU kernels stop depending on the batch) that also suits 8-wide
-/// vector kernels.
+/// Rows the linear layers of a forward pass are padded to a multiple of, by default: the
+/// smallest multiple of 4 (the size at which libtorch's CPU matrix products stop depending on
+/// the batch) that also suits 8-wide vector kernels.
 pub const DEFAULT_PAD_ROWS: usize = 8;
 
 impl Default for ServerConfig {
@@ -519,8 +525,8 @@ struct Scratch {
     values: Vec<f32>,
 }
 
-/// One forward pass over every job's positions, padded with zero rows to a multiple of
-/// `pad_rows`; answers each job on its reply channel.
+/// One forward pass over every job's positions, its linear layers' rows padded to a multiple
+/// of `pad_rows`; answers each job on its reply channel.
 fn run_jobs(model: &Network, pad_rows: usize, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
     let observation_len = model.spec().observation_len();
     let action_count = model.spec().action_count;
@@ -529,14 +535,12 @@ fn run_jobs(model: &Network, pad_rows: usize, jobs: &mut Vec<Job>, scratch: &mut
         scratch.observations.extend_from_slice(&job.batch.observations);
     }
     let positions = scratch.observations.len() / observation_len;
-    let rows = positions.next_multiple_of(pad_rows.max(1));
-    scratch.observations.resize(rows * observation_len, 0.0);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         let xs = Tensor::from_slice(&scratch.observations)
-            .reshape([rows as i64, observation_len as i64])
+            .reshape([positions as i64, observation_len as i64])
             .to_device(model.device())
             .to_kind(model.parameter_kind());
-        let output = tch::no_grad(|| model.forward(&xs));
+        let output = tch::no_grad(|| model.forward_rows(&xs, pad_rows));
         let logits = output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu);
         let values = output.value.to_kind(Kind::Float).to_device(Device::Cpu);
         scratch.logits.resize(positions * action_count, 0.0);

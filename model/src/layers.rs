@@ -86,15 +86,41 @@ impl GlobalPoolBias {
     }
 }
 
-impl Module for GlobalPoolBias {
-    /// `xs` is `[B, C, H, W]`; the result has the same shape.
-    fn forward(&self, xs: &Tensor) -> Tensor {
+impl GlobalPoolBias {
+    /// `xs` is `[B, C, H, W]`; the result has the same shape. The linear layer sees its rows
+    /// padded to a multiple of `pad_rows` (see [`linear_rows`]).
+    pub fn forward_rows(&self, xs: &Tensor, pad_rows: usize) -> Tensor {
         let pooled = xs.narrow(1, 0, self.pooled).flatten(2, 3);
         let mean = pooled.mean_dim(-1, false, pooled.kind());
         let (max, _) = pooled.max_dim(-1, false);
-        let bias = self.linear.forward(&Tensor::cat(&[mean, max], 1));
+        let bias = linear_rows(&self.linear, &Tensor::cat(&[mean, max], 1), pad_rows);
         xs + bias.unsqueeze(-1).unsqueeze(-1)
     }
+}
+
+impl Module for GlobalPoolBias {
+    fn forward(&self, xs: &Tensor) -> Tensor {
+        self.forward_rows(xs, 1)
+    }
+}
+
+/// `linear` over the rows of `xs` (`[B, in]`), computed on the rows padded with zero rows to
+/// a multiple of `pad_rows` and cut back to `B`.
+///
+/// Why: libtorch's CPU matrix products give a row different last bits depending on how many
+/// rows the product has (the kernels block the rows, and a remainder block sums in another
+/// order), while its convolutions and group norms compute each position on its own. Padding
+/// the linear layers' rows, and only theirs, makes a position's answer the same whatever
+/// shares its pass (`gipfzero_model::inference`), for the price of a few rows of the cheapest
+/// layers instead of a few whole positions. `pad_rows` 1 is the plain layer.
+pub fn linear_rows(linear: &nn::Linear, xs: &Tensor, pad_rows: usize) -> Tensor {
+    let rows = xs.size()[0];
+    let padded = (rows as usize).next_multiple_of(pad_rows.max(1)) as i64;
+    if padded == rows {
+        return linear.forward(xs);
+    }
+    let zeros = Tensor::zeros([padded - rows, xs.size()[1]], (xs.kind(), xs.device()));
+    linear.forward(&Tensor::cat(&[xs, &zeros], 0)).narrow(0, 0, rows)
 }
 
 /// A residual block: `x + norm2(conv2(pool(relu(norm1(conv1(x))))))`, then ReLU.
@@ -118,9 +144,17 @@ impl ResidualBlock {
     }
 }
 
+impl ResidualBlock {
+    /// The block, its pooling's linear layer on rows padded to a multiple of `pad_rows` (see
+    /// [`linear_rows`]).
+    pub fn forward_rows(&self, xs: &Tensor, pad_rows: usize) -> Tensor {
+        let branch = self.pool.forward_rows(&self.first.forward(xs).relu(), pad_rows);
+        (xs + self.second.forward(&branch)).relu()
+    }
+}
+
 impl Module for ResidualBlock {
     fn forward(&self, xs: &Tensor) -> Tensor {
-        let branch = self.pool.forward(&self.first.forward(xs).relu());
-        (xs + self.second.forward(&branch)).relu()
+        self.forward_rows(xs, 1)
     }
 }

@@ -35,7 +35,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
-use crate::layers::{ConvNorm, ResidualBlock};
+use crate::layers::{linear_rows, ConvNorm, ResidualBlock};
 
 /// The size of the network, also the `network:` block of a training config (a key left out
 /// takes [`NetConfig::default`]'s value; an unknown one is an error). The file format of
@@ -294,19 +294,39 @@ impl Network {
     /// `[B, planes·height·width]` (as [`gipfzero_games::Game::encode`] writes them, one after
     /// the other), on the network's device, in the parameters' precision.
     pub fn forward(&self, observations: &Tensor) -> NetworkOutput {
+        self.forward_rows(observations, 1)
+    }
+
+    /// [`Network::forward`] with the linear layers' rows padded to a multiple of `pad_rows`
+    /// ([`crate::layers::linear_rows`]) and a single position padded to two: the same
+    /// computation, whose answer for a position has the same bits whatever other positions
+    /// share the pass (for `pad_rows` ≥ 4 on x86-64; 1 is the plain pass). What the inference
+    /// server runs.
+    pub fn forward_rows(&self, observations: &Tensor, pad_rows: usize) -> NetworkOutput {
         let batch = observations.size()[0];
+        if pad_rows > 1 && batch == 1 {
+            // libtorch convolves one position by another path than two or more (other last
+            // bits; from two rows on, a row's bits do not depend on the others): a lone
+            // position gets a zero row beside it.
+            let zeros = observations.zeros_like();
+            let output = self.forward_rows(&Tensor::cat(&[observations, &zeros], 0), pad_rows);
+            return NetworkOutput {
+                policy_logits: output.policy_logits.narrow(0, 0, 1),
+                value: output.value.narrow(0, 0, 1),
+            };
+        }
         let (planes, height, width) =
             (self.spec.planes as i64, self.spec.height as i64, self.spec.width as i64);
         let xs = observations.reshape([batch, planes, height, width]);
         let mut trunk = self.stem.forward(&xs).relu();
         for block in &self.blocks {
-            trunk = block.forward(&trunk);
+            trunk = block.forward_rows(&trunk, pad_rows);
         }
-        let policy_logits =
-            self.policy_fc.forward(&self.policy_conv.forward(&trunk).relu().flatten(1, 3));
-        let value_hidden =
-            self.value_fc1.forward(&self.value_conv.forward(&trunk).relu().flatten(1, 3));
-        let value = self.value_fc2.forward(&value_hidden.relu()).tanh().squeeze_dim(1);
+        let policy_features = self.policy_conv.forward(&trunk).relu().flatten(1, 3);
+        let policy_logits = linear_rows(&self.policy_fc, &policy_features, pad_rows);
+        let value_features = self.value_conv.forward(&trunk).relu().flatten(1, 3);
+        let value_hidden = linear_rows(&self.value_fc1, &value_features, pad_rows).relu();
+        let value = linear_rows(&self.value_fc2, &value_hidden, pad_rows).tanh().squeeze_dim(1);
         NetworkOutput { policy_logits, value }
     }
 

@@ -397,7 +397,7 @@ mod inference {
                 .collect::<Vec<_>>()
         };
         let mut groupings = Vec::new();
-        for size in [1, 2, 3, 5, 7, positions] {
+        for size in [1, 2, 3, 5, 7, 13, positions] {
             let mut answers = vec![(0, Vec::new()); positions];
             // Chunks of `size`, the positions in reverse order so that neighbours change.
             let order: Vec<usize> = (0..positions).rev().collect();
@@ -417,7 +417,7 @@ mod inference {
         let spec = &LYNGK;
         let network = random_network(spec, 8);
         let mut rng = SplitMix64::new(8);
-        let positions = 13;
+        let positions = 37;
         let data = observations(spec, positions, &mut rng);
         let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
         let padded = InferenceServer::spawn(&network, cpu_config(64, Duration::ZERO)).unwrap();
@@ -866,3 +866,4 @@ mod bench {
         assert!(rate.is_finite() && rate > 0.0);
     }
 }
+
