@@ -50,6 +50,20 @@ pub trait AgentSource {
         seed: u64,
     ) -> Result<Box<dyn Agent<G>>, Self::Error>;
 
+    /// An agent for turns under a time budget, running `simulations` per search decision (the
+    /// count the [`Thinker`] sized to fit the time). Where time, not a count, is what is fixed,
+    /// a source may search another way that gets more out of the time: a network collects
+    /// several leaves per forward pass, which costs it little more than one. By default the
+    /// agent of [`AgentSource::agent`].
+    fn timed_agent<G: Game>(
+        &self,
+        position: &G,
+        simulations: u32,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<G>>, Self::Error> {
+        self.agent(position, Some(simulations), seed)
+    }
+
     /// The turns the agent's search prefers in `position`, with their visit shares, best
     /// first. Sources without a search of their own answer with plain UCT and random playouts.
     fn hints<G: Game>(
@@ -142,8 +156,8 @@ const MAX_TIMED_SIMULATIONS: u32 = 1_000_000;
 pub struct Thinker<G: Game, S> {
     source: S,
     seed: u64,
-    /// The agent and the simulation setting it was built with.
-    agent: Option<(Option<u32>, Box<dyn Agent<G>>)>,
+    /// The agent and the setting it was built with.
+    agent: Option<(Setting, Box<dyn Agent<G>>)>,
     /// Simulations per second of a whole turn (a turn may hold several decisions), as a
     /// running mean of the timed turns, counting the simulations that ended in an evaluation.
     rate: Option<f64>,
@@ -161,6 +175,11 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
 
     pub fn source(&self) -> &S {
         &self.source
+    }
+
+    /// The agent's setting for `budget`.
+    fn setting(&self, budget: Budget) -> Setting {
+        Setting { simulations: self.simulations(budget), timed: matches!(budget, Budget::Time(_)) }
     }
 
     /// The simulation setting for `budget`.
@@ -182,22 +201,22 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
     /// there is none or it cannot be resized. [`Thinker::choose`] does it first; calling it
     /// ahead lets a caller refuse a bad agent before a game starts.
     pub fn prepare(&mut self, position: &G, budget: Budget) -> Result<(), ThinkError> {
-        let simulations = self.simulations(budget);
-        if let (Some((built, agent)), Some(n)) = (self.agent.as_mut(), simulations) {
-            if *built != simulations && agent.set_simulations(n) {
-                *built = simulations;
+        let setting = self.setting(budget);
+        if let (Some((built, agent)), Some(n)) = (self.agent.as_mut(), setting.simulations) {
+            // Resized in place only within its kind: a timed agent may search another way.
+            if *built != setting && built.timed == setting.timed && agent.set_simulations(n) {
+                *built = setting;
             }
         }
-        if self
-            .agent
-            .as_ref()
-            .is_none_or(|(built, _)| *built != simulations)
-        {
-            let agent = self
-                .source
-                .agent::<G>(position, simulations, self.seed)
-                .map_err(|error| ThinkError::Agent(Box::new(error)))?;
-            self.agent = Some((simulations, agent));
+        if self.agent.as_ref().is_none_or(|(built, _)| *built != setting) {
+            let agent = match setting {
+                Setting { simulations: Some(n), timed: true } => {
+                    self.source.timed_agent::<G>(position, n, self.seed)
+                }
+                Setting { simulations, .. } => self.source.agent::<G>(position, simulations, self.seed),
+            }
+            .map_err(|error| ThinkError::Agent(Box::new(error)))?;
+            self.agent = Some((setting, agent));
         }
         Ok(())
     }
@@ -237,6 +256,14 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             agent.new_game();
         }
     }
+}
+
+/// What an agent of a [`Thinker`] was built for: a simulation setting, and whether for turns
+/// under a time budget ([`AgentSource::timed_agent`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Setting {
+    simulations: Option<u32>,
+    timed: bool,
 }
 
 /// An agent that thinks the same wall-clock time per turn on average, through a
@@ -441,6 +468,8 @@ mod tests {
     struct Counting {
         inner: Baseline,
         built: std::cell::Cell<u32>,
+        /// Of those, the agents built for a time budget.
+        timed: std::cell::Cell<u32>,
     }
 
     impl AgentSource for Counting {
@@ -455,24 +484,37 @@ mod tests {
             self.built.set(self.built.get() + 1);
             self.inner.agent(position, simulations, seed)
         }
+        fn timed_agent<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Box<dyn Agent<G>>, BaselineError> {
+            self.timed.set(self.timed.get() + 1);
+            self.agent(position, Some(simulations), seed)
+        }
     }
 
     #[test]
     fn a_timed_thinker_resizes_its_agent_instead_of_building_another() {
-        let source = Counting { inner: Baseline::new("rollout:10").unwrap(), built: Default::default() };
+        let source = Counting { inner: Baseline::new("rollout:10").unwrap(), built: Default::default(), timed: Default::default() };
         let mut thinker: Thinker<Dvonn, _> = Thinker::new(source, 5);
         let mut position = Dvonn::new();
         for millis in [5, 20, 10] {
             let budget = Budget::Time(Duration::from_millis(millis));
-            let wanted = thinker.simulations(budget);
+            let wanted = thinker.setting(budget);
+            assert!(wanted.timed && wanted.simulations.is_some());
             let turn = thinker.choose(&position, budget).unwrap();
             assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(wanted));
             position.play(&turn);
         }
-        assert_eq!(thinker.source().built.get(), 1);
+        // One agent, built for time (the source's timed agent), resized since.
+        assert_eq!((thinker.source().built.get(), thinker.source().timed.get()), (1, 1));
         // A budget without simulations (the agent's own setting) needs an agent built so.
         thinker.choose(&position, Budget::Default).unwrap();
-        assert_eq!(thinker.source().built.get(), 2);
+        assert_eq!((thinker.source().built.get(), thinker.source().timed.get()), (2, 1));
+        // A count of simulations after a time: a plain agent, not the timed one resized (a
+        // timed agent may search another way).
+        thinker.choose(&position, Budget::Time(Duration::from_millis(5))).unwrap();
+        assert_eq!((thinker.source().built.get(), thinker.source().timed.get()), (3, 2));
+        thinker.choose(&position, Budget::Simulations(7)).unwrap();
+        assert_eq!((thinker.source().built.get(), thinker.source().timed.get()), (4, 2));
+        assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(Setting { simulations: Some(7), timed: false }));
     }
 
     #[test]

@@ -28,6 +28,15 @@ pub const CHECKPOINT_SIMULATIONS: u32 = 400;
 /// The environment variable that points `model:NAME` at another folder of networks.
 pub const MODELS_ENV: &str = "GIPFZERO_MODELS";
 
+/// Leaves a network agent collects per forward pass (kept apart by virtual loss) when it
+/// plays under a time budget. A pass of 8 positions costs a CPU 3 to 4 times a pass of one
+/// (`gipfzero bench model`), so at equal time the search runs 2 to 3 times the simulations,
+/// each a little less informed. Chosen by matches at 100 ms a turn against `rollout:1000` given the same
+/// time (fourteenth session, 60 games each, docs/RESULTS.md): 1, 4, 8 and 16 leaves scored
+/// 50.0, 55.8, 67.5 and 50.8 % in LYNGK and 52.5, 66.7, 70.0 and 68.3 % in ZÈRTZ. A search
+/// with a fixed number of simulations keeps one leaf: the sequential algorithm exactly.
+pub const TIMED_LEAVES_PER_TREE: u32 = 8;
+
 /// The folder of the shipped networks: `$GIPFZERO_MODELS` when set, else `models/` of the
 /// source tree this binary was built from (a binary copied to another machine takes the
 /// variable).
@@ -311,6 +320,21 @@ impl AgentSource for AgentChoice {
                 let network = Self::serve(path, position, 1)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
                 let agent = network.agent(self.name(), &search.config(), seed)?;
+                Ok(Box::new(NetworkAgent { agent, _network: network }))
+            }
+        }
+    }
+
+    /// A network under a time budget collects [`TIMED_LEAVES_PER_TREE`] leaves per forward
+    /// pass (kept apart by virtual loss); a baseline is its own agent.
+    fn timed_agent<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
+        match self {
+            AgentChoice::Baseline(_) => self.agent(position, Some(simulations), seed),
+            AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
+                let network = Self::serve(path, position, 1)?;
+                let search = CheckpointSearch { simulations: Some(simulations), ..CheckpointSearch::default() };
+                let config = SearchConfig { leaves_per_tree: TIMED_LEAVES_PER_TREE, ..search.config() };
+                let agent = network.agent(self.name(), &config, seed)?;
                 Ok(Box::new(NetworkAgent { agent, _network: network }))
             }
         }
