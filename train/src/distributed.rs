@@ -132,6 +132,8 @@ pub enum DistributedError {
     },
     #[error("{url} was written by another trainer since this one's last commit (two trainers on one run?); this one stops: start one trainer, which continues from the store's commit point")]
     AnotherTrainer { url: String },
+    #[error("{url} changed during each of {attempts} copies of the run: another trainer is committing to it; start one trainer")]
+    Unsettled { url: String, attempts: u32 },
     #[error("{url} holds a run with another configuration (it differs in {keys}): give its config, or none (`gipfzero train --run URL` continues the stored run), or another URL")]
     ConfigChanged { url: String, keys: String },
     #[error("{path} is not a trainer's working directory (it holds files and no {CACHE_MARK}); give an empty or new folder")]
@@ -305,23 +307,49 @@ pub struct StoreMirror {
 impl StoreMirror {
     /// Empties `root` (a trainer's working directory, or a new folder) and copies the run's
     /// mirrored files from the store into it: the state the store's commit point describes.
+    ///
+    /// A copy is a list, then one read per object: if another trainer commits meanwhile (two
+    /// started on one run by mistake), an object listed may be gone when it is read, or the
+    /// files may belong to two commits. So the copy counts only if the commit point is the
+    /// same before and after it and every object listed was read; otherwise it is made
+    /// again, up to [`RESTORE_ATTEMPTS`] times. The two trainers then meet at the first
+    /// commit of either, where one stops with [`DistributedError::AnotherTrainer`].
     pub fn restore(store: RunStore, root: &Path) -> Result<StoreMirror, DistributedError> {
         if root.exists() {
             let empty = fs::read_dir(root).map_err(io_error(root))?.next().is_none();
             if !empty && !root.join(CACHE_MARK).is_file() {
                 return Err(DistributedError::NotACache { path: root.to_path_buf() });
             }
+        }
+        for attempt in 1..=RESTORE_ATTEMPTS {
+            if let Some(stored) = Self::copy_back(&store, root)? {
+                return Ok(StoreMirror { store, stored });
+            }
+            thread::sleep(Duration::from_millis(50 * attempt as u64));
+        }
+        Err(DistributedError::Unsettled { url: object_url(&store, RESUME_KEY), attempts: RESTORE_ATTEMPTS })
+    }
+
+    /// One attempt of [`StoreMirror::restore`]: the hashes of what it copied, or `None` when
+    /// the store's commit point moved under it.
+    fn copy_back(store: &RunStore, root: &Path) -> Result<Option<HashMap<String, u64>>, DistributedError> {
+        if root.exists() {
             fs::remove_dir_all(root).map_err(io_error(root))?;
         }
         fs::create_dir_all(root).map_err(io_error(root))?;
         let mark = root.join(CACHE_MARK);
         fs::write(&mark, format!("the working directory of the trainer of {}\n", store.url())).map_err(io_error(&mark))?;
+        let before = commit_point(store)?;
         let mut stored = HashMap::new();
         for object in store.list("")? {
             if !mirrored(Path::new(&object.key)) {
                 continue;
             }
-            let bytes = store.get(&object.key)?;
+            let bytes = match store.get(&object.key) {
+                Ok(bytes) => bytes,
+                Err(error) if error.is_not_found() => return Ok(None),
+                Err(error) => return Err(error.into()),
+            };
             let path = object.key.split('/').fold(root.to_path_buf(), |path, part| path.join(part));
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).map_err(io_error(parent))?;
@@ -329,7 +357,8 @@ impl StoreMirror {
             fs::write(&path, &bytes).map_err(io_error(&path))?;
             stored.insert(object.key, checkpoint::fnv1a64(&bytes));
         }
-        Ok(StoreMirror { store, stored })
+        let settled = before == commit_point(store)? && before == stored.get(RESUME_KEY).copied();
+        Ok(settled.then_some(stored))
     }
 
     /// The requests and bytes of the copies so far.
@@ -343,12 +372,7 @@ impl StoreMirror {
         // mistake), and this one stops before it interleaves its commits with the other's.
         // A check then a write, not a conditional write: it finds the mistake within an
         // iteration on every kind of store, it does not make two trainers safe.
-        let current = match self.store.get(RESUME_KEY) {
-            Ok(bytes) => Some(checkpoint::fnv1a64(&bytes)),
-            Err(error) if error.is_not_found() => None,
-            Err(error) => return Err(error.into()),
-        };
-        if current != self.stored.get(RESUME_KEY).copied() {
+        if commit_point(&self.store)? != self.stored.get(RESUME_KEY).copied() {
             return Err(DistributedError::AnotherTrainer { url: object_url(&self.store, RESUME_KEY) });
         }
         let files = local_files(root)?;
@@ -376,6 +400,18 @@ impl StoreMirror {
             self.stored.remove(&key);
         }
         Ok(())
+    }
+}
+
+/// How many times [`StoreMirror::restore`] copies a run whose commit point keeps moving.
+pub const RESTORE_ATTEMPTS: u32 = 8;
+
+/// The hash of the store's commit point (`resume.json`), `None` before the first commit.
+fn commit_point(store: &RunStore) -> Result<Option<u64>, DistributedError> {
+    match store.get(RESUME_KEY) {
+        Ok(bytes) => Ok(Some(checkpoint::fnv1a64(&bytes))),
+        Err(error) if error.is_not_found() => Ok(None),
+        Err(error) => Err(error.into()),
     }
 }
 
@@ -1024,6 +1060,61 @@ mod tests {
             "checkpoints/latest.safetensors",
         ];
         assert_eq!(numbered_checkpoints(keys.into_iter()), BTreeSet::from([0, 2]));
+    }
+
+    #[test]
+    fn a_restore_during_another_trainers_commits_copies_one_commit() {
+        // A writer commits the way StoreMirror does (new file, then resume.json, then the old
+        // file deleted) every few milliseconds while the run is restored again and again:
+        // each restore must hold one commit point with its file, never fail on an object
+        // deleted under it. A hundred files listed before the checkpoints make each copy
+        // slow enough for commits to land inside it.
+        let dir = std::env::temp_dir().join(format!("gipfzero-restore-race-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let url = format!("file://{}", dir.join("run").display());
+        let store = RunStore::open(&url).unwrap();
+        for k in 0..100 {
+            store.put(&format!("archive/{k:03}.txt"), vec![b'x'; 4096]).unwrap();
+        }
+        let file = |n: u64| format!("checkpoints/iter-{n:06}.json");
+        store.put(&file(0), b"0".to_vec()).unwrap();
+        store.put(RESUME_KEY, b"0".to_vec()).unwrap();
+        const COMMITS: u64 = 40;
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (store, done) = (RunStore::open(&url).unwrap(), Arc::clone(&done));
+            thread::spawn(move || {
+                for n in 1..=COMMITS {
+                    store.put(&file(n), n.to_string().into_bytes()).unwrap();
+                    store.put(RESUME_KEY, n.to_string().into_bytes()).unwrap();
+                    store.delete(&file(n - 1)).unwrap();
+                    thread::sleep(Duration::from_millis(4));
+                }
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
+        let root = dir.join("work");
+        let mut restores = 0;
+        loop {
+            // The writer's state before the restore: once done, this is the last round.
+            let last = done.load(std::sync::atomic::Ordering::SeqCst);
+            let mirror = StoreMirror::restore(RunStore::open(&url).unwrap(), &root).unwrap();
+            restores += 1;
+            let commit: u64 = fs::read_to_string(root.join(RESUME_KEY)).unwrap().parse().unwrap();
+            let mut files: Vec<String> = fs::read_dir(root.join("checkpoints")).unwrap().map(|entry| format!("checkpoints/{}", entry.unwrap().file_name().to_string_lossy())).collect();
+            files.sort();
+            // The commit's file, and at most the next commit's, written before its resume.json.
+            assert!(files == [file(commit)] || files == [file(commit), file(commit + 1)], "commit {commit}: {files:?}");
+            assert_eq!(fs::read_dir(root.join("archive")).unwrap().count(), 100);
+            assert_eq!(mirror.stored.get(RESUME_KEY), Some(&checkpoint::fnv1a64(commit.to_string().as_bytes())));
+            if last {
+                assert_eq!(commit, COMMITS);
+                break;
+            }
+        }
+        writer.join().unwrap();
+        assert!(restores >= 2, "no restore ran while the writer committed");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
