@@ -29,8 +29,8 @@ pub const CHECKPOINT_SIMULATIONS: u32 = 400;
 pub const MODELS_ENV: &str = "GIPFZERO_MODELS";
 
 /// Leaves a network agent collects per forward pass (kept apart by virtual loss) when it
-/// plays under a time budget. A pass of 8 positions costs a CPU 3 to 4 times a pass of one
-/// (`gipfzero bench model`), so at equal time the search runs 2 to 3 times the simulations,
+/// plays under a time budget. A pass of 8 positions costs a CPU about 3 times a pass of one
+/// (`gipfzero bench model`, the shipped networks' shape), so at equal time the search runs 2 to 3 times the simulations,
 /// each a little less informed. Chosen by matches at 100 ms a turn against `rollout:1000` given the same
 /// time (fourteenth session, 60 games each, docs/RESULTS.md): 1, 4, 8 and 16 leaves scored
 /// 50.0, 55.8, 67.5 and 50.8 % in LYNGK and 52.5, 66.7, 70.0 and 68.3 % in ZÈRTZ. A search
