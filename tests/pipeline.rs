@@ -236,6 +236,10 @@ fn evaluate_reports_results_and_elo() {
     let output = gipfzero(&["evaluate", "dvonn", "greedy", "rollout:x", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("rollout:x"), "{}", text(&output.stderr));
+    // A ladder rung's AGENT@TIME given as one of two agents: pointed at --move-time.
+    let output = gipfzero(&["evaluate", "dvonn", "greedy@100ms", "random", "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("agent \"greedy@100ms\": AGENT@TIME is a rung of --ladder") && text(&output.stderr).contains("--move-time 100ms"), "{}", text(&output.stderr));
     let output = gipfzero(&["evaluate", "dvonn", "greedy", "random", "--rollout-mix", "1.5", "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(text(&output.stderr).contains("rollout mix 1.5 is outside [0, 1]"), "{}", text(&output.stderr));

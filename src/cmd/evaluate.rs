@@ -136,6 +136,14 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     let (Some(first), Some(second)) = (&args.first, &args.second) else {
         anyhow::bail!("give two agents, or --round-robin DIR, or --run RUN_DIR and one agent");
     };
+    for spec in [first, second] {
+        // `AGENT@TIME` names a ladder rung; a match of two gives both agents --move-time.
+        if let Some((agent, time)) = spec.rsplit_once('@') {
+            if parse_move_time(time).is_ok() && AgentChoice::parse(agent).is_ok() {
+                anyhow::bail!("agent {spec:?}: AGENT@TIME is a rung of --ladder; for two agents at equal time per turn give both as AGENT and add --move-time {time}");
+            }
+        }
+    }
     let tallies = [Arc::new(TimeTally::default()), Arc::new(TimeTally::default())];
     // The match loads both agents (and checks them against the game) before any game starts.
     let times = [args.move_time; 2];
