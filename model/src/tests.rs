@@ -866,4 +866,3 @@ mod bench {
         assert!(rate.is_finite() && rate > 0.0);
     }
 }
-

@@ -138,10 +138,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     };
     for spec in [first, second] {
         // `AGENT@TIME` names a ladder rung; a match of two gives both agents --move-time.
-        if let Some((agent, time)) = spec.rsplit_once('@') {
-            if parse_move_time(time).is_ok() && AgentChoice::parse(agent).is_ok() {
-                anyhow::bail!("agent {spec:?}: AGENT@TIME is a rung of --ladder; for two agents at equal time per turn give both as AGENT and add --move-time {time}");
-            }
+        if let Ok(Rung { time: Some(time), .. }) = Rung::parse(spec) {
+            anyhow::bail!("agent {spec:?}: AGENT@TIME is a rung of --ladder; for two agents at equal time per turn give both as AGENT and add --move-time {}ms", time.as_millis());
         }
     }
     let tallies = [Arc::new(TimeTally::default()), Arc::new(TimeTally::default())];

@@ -202,6 +202,13 @@ impl AgentChoice {
     fn serve<G: Game>(path: &Path, position: &G, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         ServedNetwork::load(path, position.spec(), DeviceChoice::Auto, ServerConfig::default().max_batch, searchers)
     }
+
+    /// A search over the checkpoint at `path` (this choice's network), owning its server.
+    fn network_agent<G: Game>(&self, path: &Path, position: &G, search: &SearchConfig, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
+        let network = Self::serve(path, position, 1)?;
+        let agent = network.agent(self.name(), search, seed)?;
+        Ok(Box::new(NetworkAgent { agent, _network: network }))
+    }
 }
 
 /// How a checkpoint agent searches.
@@ -317,10 +324,8 @@ impl AgentSource for AgentChoice {
         match self {
             AgentChoice::Baseline(baseline) => Ok(baseline.agent(position, simulations, seed)?),
             AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
-                let network = Self::serve(path, position, 1)?;
                 let search = CheckpointSearch { simulations, ..CheckpointSearch::default() };
-                let agent = network.agent(self.name(), &search.config(), seed)?;
-                Ok(Box::new(NetworkAgent { agent, _network: network }))
+                self.network_agent(path, position, &search.config(), seed)
             }
         }
     }
@@ -331,11 +336,9 @@ impl AgentSource for AgentChoice {
         match self {
             AgentChoice::Baseline(_) => self.agent(position, Some(simulations), seed),
             AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
-                let network = Self::serve(path, position, 1)?;
                 let search = CheckpointSearch { simulations: Some(simulations), ..CheckpointSearch::default() };
                 let config = SearchConfig { leaves_per_tree: TIMED_LEAVES_PER_TREE, ..search.config() };
-                let agent = network.agent(self.name(), &config, seed)?;
-                Ok(Box::new(NetworkAgent { agent, _network: network }))
+                self.network_agent(path, position, &config, seed)
             }
         }
     }
