@@ -1,5 +1,10 @@
 //! Many searches in lockstep, one evaluator call per step.
 //!
+//! Two ways to drive a pool: [`SearchPool::run`] runs one whole search in every tree and
+//! returns when the last one ends (every tree waits for the slowest); [`SearchPool::step`]
+//! runs single steps, and the caller takes each search's result when it is done and begins
+//! its next one at once (self-play does this: its games each go at their own pace).
+//!
 //! Why: a network evaluates 256 positions in about the time it takes for one, so self-play
 //! plays many games at once and searches all their trees together. Each step every unfinished
 //! search gathers its next leaf (or a few, kept apart by virtual loss), all leaves go to the
@@ -59,60 +64,69 @@ pub fn run_lockstep<G: Game, E: Evaluator<G> + ?Sized>(
     for search in searches.iter_mut() {
         search.begin()?;
     }
-    // One chunk of trees per thread: a descent takes a microsecond or two, far less than what
-    // rayon pays to hand out a task, so per-tree tasks would cost more than they save.
-    let chunk = searches.len().div_ceil(rayon::current_num_threads()).max(1);
     loop {
-        if parallel {
-            searches
-                .par_chunks_mut(chunk)
-                .for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
-        } else {
-            searches.iter_mut().for_each(|s| s.gather());
-        }
-        let StepBuffers {
-            batch,
-            values,
-            policy,
-            offsets,
-        } = buffers;
-        batch.clear();
-        offsets.clear();
-        for search in searches.iter() {
-            offsets.push((batch.len(), batch.policy_len()));
-            batch.extend_from(search.batch());
-        }
-        if !batch.is_empty() {
-            values.clear();
-            values.resize(batch.len(), 0.0);
-            policy.clear();
-            policy.resize(batch.policy_len(), 0.0);
-            evaluator.evaluate(batch, values, policy)?;
-            let (values, policy) = (&values[..], &policy[..]);
-            let absorb = |(search, &(v, p)): (&mut Search<G>, &(usize, usize))| {
-                let leaves = search.batch().len();
-                let actions = search.batch().policy_len();
-                search.absorb(&values[v..v + leaves], &policy[p..p + actions])
-            };
-            if parallel {
-                searches
-                    .par_chunks_mut(chunk)
-                    .zip(offsets.par_chunks(chunk))
-                    .try_for_each(|(trees, offsets)| {
-                        trees.iter_mut().zip(offsets).try_for_each(absorb)
-                    })?;
-            } else {
-                searches
-                    .iter_mut()
-                    .zip(offsets.iter())
-                    .try_for_each(absorb)?;
-            }
-        }
+        step(searches, evaluator, parallel, buffers)?;
         if searches.iter().all(|s| s.is_done()) {
             break;
         }
     }
     searches.iter_mut().map(|s| s.finish()).collect()
+}
+
+/// One step of every search in `searches` that is not done: each gathers its leaves, all of
+/// them go to the evaluator in one call, and each search backs up its own answers. A search
+/// that is done gathers nothing, so searches that began at different times, or with different
+/// budgets, may share steps.
+fn step<G: Game, E: Evaluator<G> + ?Sized>(
+    searches: &mut [Search<G>],
+    evaluator: &E,
+    parallel: bool,
+    buffers: &mut StepBuffers<G>,
+) -> Result<(), SearchError> {
+    // One chunk of trees per thread: a descent takes a microsecond or two, far less than what
+    // rayon pays to hand out a task, so per-tree tasks would cost more than they save.
+    let chunk = searches.len().div_ceil(rayon::current_num_threads()).max(1);
+    if parallel {
+        searches
+            .par_chunks_mut(chunk)
+            .for_each(|trees| trees.iter_mut().for_each(|s| s.gather()));
+    } else {
+        searches.iter_mut().for_each(|s| s.gather());
+    }
+    let StepBuffers {
+        batch,
+        values,
+        policy,
+        offsets,
+    } = buffers;
+    batch.clear();
+    offsets.clear();
+    for search in searches.iter() {
+        offsets.push((batch.len(), batch.policy_len()));
+        batch.extend_from(search.batch());
+    }
+    if batch.is_empty() {
+        return Ok(());
+    }
+    values.clear();
+    values.resize(batch.len(), 0.0);
+    policy.clear();
+    policy.resize(batch.policy_len(), 0.0);
+    evaluator.evaluate(batch, values, policy)?;
+    let (values, policy) = (&values[..], &policy[..]);
+    let absorb = |(search, &(v, p)): (&mut Search<G>, &(usize, usize))| {
+        let leaves = search.batch().len();
+        let actions = search.batch().policy_len();
+        search.absorb(&values[v..v + leaves], &policy[p..p + actions])
+    };
+    if parallel {
+        searches
+            .par_chunks_mut(chunk)
+            .zip(offsets.par_chunks(chunk))
+            .try_for_each(|(trees, offsets)| trees.iter_mut().zip(offsets).try_for_each(absorb))
+    } else {
+        searches.iter_mut().zip(offsets.iter()).try_for_each(absorb)
+    }
 }
 
 impl<G: Game> Search<G> {
@@ -194,5 +208,18 @@ impl<G: Game> SearchPool<G> {
             self.parallel,
             &mut self.buffers,
         )
+    }
+
+    /// One step of the searches on their own clocks: every search that is not
+    /// [`Search::is_done`] gathers its leaves, and all of them go to the evaluator in one
+    /// call. The caller began each search ([`Search::begin`]) and, after the step, takes the
+    /// result of each search that is done ([`Search::finish`]) and begins its next one, while
+    /// the others go on. So no search waits for the slowest of the pool, as in
+    /// [`SearchPool::run`]: with a playout cap (a few full searches among many cheap ones) or
+    /// the solver ending searches early, the steps keep every tree's leaves and the batches
+    /// stay as wide as the trees. A search's result is the same either way: it depends only on
+    /// its own tree, its random stream and the answers to its own leaves.
+    pub fn step<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<(), SearchError> {
+        step(&mut self.searches, evaluator, self.parallel, &mut self.buffers)
     }
 }

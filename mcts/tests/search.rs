@@ -434,6 +434,98 @@ fn lockstep_search_equals_searching_each_tree_alone() {
     }
 }
 
+/// Counts the evaluator calls (the pool's steps that evaluated anything).
+struct CountingCalls<E> {
+    inner: E,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl<E: Evaluator<Nim>> Evaluator<Nim> for CountingCalls<E> {
+    fn evaluate(&self, batch: &LeafBatch<Nim>, values: &mut [f32], policy: &mut [f32]) -> Result<(), EvalError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.evaluate(batch, values, policy)
+    }
+}
+
+#[test]
+fn searches_on_their_own_clocks_equal_each_tree_alone_and_take_fewer_steps() {
+    const DECISIONS: usize = 4;
+    // Most searches cheap, a few full: the budgets differ from tree to tree and decision to
+    // decision, so a pool whose searches all end together waits for the full ones.
+    let config = SearchConfig {
+        simulations: 60,
+        playout_cap: Some(PlayoutCap { full_probability: 0.3, cheap_simulations: 8 }),
+        ..SearchConfig::default()
+    };
+    let positions = || {
+        vec![
+            (Nim::new(40, NimRules::CLASSIC), 1),
+            (Nim::new(41, NimRules::DOUBLE), 2),
+            (Nim::new(45, NimRules::BONUS), 3),
+            (Nim::new(50, NimRules::CLASSIC), 4),
+            (Nim::new(44, NimRules::BONUS), 5),
+        ]
+    };
+    let counted = || CountingCalls { inner: RolloutEvaluator::new(2, 11), calls: Default::default() };
+    let alone: Vec<Vec<SearchResult>> = positions()
+        .into_iter()
+        .map(|(position, seed)| {
+            let mut search = Search::new(position, config.clone(), seed).unwrap();
+            (0..DECISIONS)
+                .map(|_| {
+                    let result = search.run(&RolloutEvaluator::new(2, 11)).unwrap();
+                    search.advance(result.action).unwrap();
+                    result
+                })
+                .collect()
+        })
+        .collect();
+    assert!(alone.iter().flatten().any(|r| r.full_search) && alone.iter().flatten().any(|r| !r.full_search));
+
+    // Each search on its own clock: a tree whose search ends moves on at the next step.
+    let own_clocks = counted();
+    let mut pool = SearchPool::new();
+    for (position, seed) in positions() {
+        let mut search = Search::new(position, config.clone(), seed).unwrap();
+        search.begin().unwrap();
+        pool.push(search);
+    }
+    let mut results: Vec<Vec<SearchResult>> = vec![Vec::new(); pool.len()];
+    let mut steps = 0;
+    while results.iter().any(|r| r.len() < DECISIONS) {
+        pool.step(&own_clocks).unwrap();
+        steps += 1;
+        assert!(steps < 10_000, "the searches never end");
+        for (i, search) in pool.searches_mut().iter_mut().enumerate() {
+            if results[i].len() == DECISIONS || !search.is_done() {
+                continue;
+            }
+            let result = search.finish().unwrap();
+            // A search that is done and not begun again gathers nothing more.
+            if results[i].len() + 1 < DECISIONS {
+                search.advance(result.action).unwrap();
+                search.begin().unwrap();
+            }
+            results[i].push(result);
+        }
+    }
+    assert_eq!(results, alone);
+
+    // Every search of a decision ending together (`SearchPool::run`).
+    let together = counted();
+    let mut pool = SearchPool::new();
+    for (position, seed) in positions() {
+        pool.push(Search::new(position, config.clone(), seed).unwrap());
+    }
+    for _ in 0..DECISIONS {
+        for (i, result) in pool.run(&together).unwrap().into_iter().enumerate() {
+            pool.searches_mut()[i].advance(result.action).unwrap();
+        }
+    }
+    let (own, all) = (own_clocks.calls.into_inner(), together.calls.into_inner());
+    assert!(own * 10 < all * 9, "{own} evaluator calls on their own clocks, {all} together");
+}
+
 #[test]
 fn several_leaves_per_tree_still_find_the_win() {
     let config = SearchConfig {

@@ -4,7 +4,12 @@
 //! - **Lockstep.** A worker's games in flight sit in one [`SearchPool`]; every simulation step
 //!   sends the leaves of all its trees to the evaluator in one call, so a network sees batches
 //!   as large as the worker's share of the games in flight (and, on a GPU, several workers'
-//!   calls gathered into one pass).
+//!   calls gathered into one pass). Each game goes at its own pace ([`SearchPool::step`]): a
+//!   game whose search ends plays its move and begins its next search in the next step,
+//!   without waiting for the other trees' searches to end. A pool that ran every search to
+//!   its end before any game moved lost width to every search that ends early: with a playout
+//!   cap (`configs/dvonn.yaml`: half the searches 32 simulations, half 160) the cheap trees sat
+//!   out four steps of five, and the solver's proven roots sat out the rest of their search.
 //! - **A game depends only on (seed, game id, settings, evaluator).** Each game draws its start
 //!   ([`Game::seeded_start`]), its search randomness and whether it may resign from its own
 //!   seed, derived from the run seed and its id; which games happen to share a batch does not
@@ -794,6 +799,7 @@ impl<G: Game> Generator<G> {
                 let (mut game, mut search) = self.start_game(id)?;
                 match self.settle(&mut scratch, &mut game, &mut search)? {
                     None => {
+                        search.begin()?;
                         games.push(game);
                         pool.push(search);
                     }
@@ -807,12 +813,18 @@ impl<G: Game> Generator<G> {
             if games.is_empty() {
                 break;
             }
-            let results = pool.run(evaluator)?;
+            // One step of every search; the games whose search ended move on at once (or
+            // end), the others keep searching.
+            pool.step(evaluator)?;
             finished_now.clear();
-            for (i, result) in results.into_iter().enumerate() {
-                let search = &mut pool.searches_mut()[i];
-                if let Some(ending) = self.step(&mut scratch, &mut games[i], search, result)? {
-                    finished_now.push((i, ending));
+            for (i, search) in pool.searches_mut().iter_mut().enumerate() {
+                if !search.is_done() {
+                    continue;
+                }
+                let result = search.finish()?;
+                match self.step(&mut scratch, &mut games[i], search, result)? {
+                    Some(ending) => finished_now.push((i, ending)),
+                    None => search.begin()?,
                 }
             }
             // Highest index first, so that swap_remove leaves the others' indices alone.
