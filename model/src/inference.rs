@@ -38,6 +38,7 @@
 //! Shutdown: dropping the [`InferenceServer`] stops the threads after they have answered what
 //! they already received; handles that outlive it get [`InferenceError::Closed`]. The threads
 //! also stop by themselves when the server and every handle are gone.
+use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -304,6 +305,9 @@ enum Message {
 struct Counters {
     forward_passes: AtomicU64,
     positions: AtomicU64,
+    /// Forward passes by the positions they held (one lock a pass, against a pass's
+    /// hundreds of microseconds).
+    pass_sizes: Mutex<BTreeMap<usize, u64>>,
 }
 
 /// What the server has done so far.
@@ -366,6 +370,17 @@ impl InferenceHandle {
         ServerStats {
             forward_passes: self.counters.forward_passes.load(Ordering::Relaxed),
             positions: self.counters.positions.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The forward passes so far by size: (positions in the pass, passes of that size), the
+    /// sizes ascending. What a benchmark needs to compare the server with bare forward passes
+    /// of the same sizes: the requests a replica gathers into one pass are not the requests
+    /// the searches sent.
+    pub fn pass_sizes(&self) -> Vec<(usize, u64)> {
+        match self.counters.pass_sizes.lock() {
+            Ok(sizes) => sizes.iter().map(|(&size, &count)| (size, count)).collect(),
+            Err(poisoned) => poisoned.into_inner().iter().map(|(&size, &count)| (size, count)).collect(),
         }
     }
 }
@@ -510,6 +525,9 @@ fn serve(
         // its answer sees its own pass.
         counters.forward_passes.fetch_add(1, Ordering::Relaxed);
         counters.positions.fetch_add(positions as u64, Ordering::Relaxed);
+        if let Ok(mut sizes) = counters.pass_sizes.lock() {
+            *sizes.entry(positions).or_insert(0) += 1;
+        }
         run_jobs(&model, config.pad_rows, &mut jobs, &mut scratch);
         if stop {
             return;

@@ -8,9 +8,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use gipfzero_games::registry::{GameName, GameSetting, GameVisitor};
-use gipfzero_games::Game;
+use gipfzero_games::{Game, Spec};
 use gipfzero_mcts::{
-    Evaluator, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
+    Evaluator, PlayoutCap, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
 };
 use gipfzero_model::bench::forward_throughput;
 use gipfzero_model::{DeviceChoice, NetConfig, Network, Precision};
@@ -280,6 +280,38 @@ pub struct BenchSelfplayArgs {
     /// median of each (a shared machine's load drifts; turns and medians keep the ratios fair).
     #[arg(long, default_value_t = 1)]
     pub rounds: usize,
+    /// KataGo's playout cap, FULL_PROBABILITY:CHEAP_SIMULATIONS (`0.25:8`): a search gets
+    /// --simulations with that probability, else the cheap budget, as in self-play configs
+    /// with `playout_cap`.
+    #[arg(long, value_parser = parse_playout_cap)]
+    pub playout_cap: Option<PlayoutCap>,
+}
+
+fn parse_playout_cap(text: &str) -> Result<PlayoutCap, String> {
+    let expected = || format!("\"{text}\": expected FULL_PROBABILITY:CHEAP_SIMULATIONS, for example 0.25:8");
+    let (probability, cheap) = text.split_once(':').ok_or_else(expected)?;
+    Ok(PlayoutCap {
+        full_probability: probability.trim().parse().map_err(|_| expected())?,
+        cheap_simulations: cheap.trim().parse().map_err(|_| expected())?,
+    })
+}
+
+/// The bare forward pass's positions per second over passes of the sizes and numbers in
+/// `passes` ((size, count), as the server reports them), on `replicas` replicas at once: each
+/// size's rate measured on its own (for a time that grows with its share of the positions),
+/// and the passes' positions over the time they would take at those rates. Self-play's passes
+/// vary in size, and a small pass costs more per position than the mean size suggests.
+fn bare_forward_of_passes(spec: &Spec, net_config: &NetConfig, passes: &[(usize, u64)], args: &BenchSelfplayArgs, replicas: usize) -> anyhow::Result<f64> {
+    let total: u64 = passes.iter().map(|&(size, count)| size as u64 * count).sum();
+    let mut seconds = 0.0;
+    for &(size, count) in passes {
+        let positions = size as u64 * count;
+        let share = positions as f64 / total.max(1) as f64;
+        let duration = Duration::from_secs_f64(0.1 + 2.0 * share);
+        let rate = forward_throughput(spec, net_config, &[size], args.device, args.precision, duration, replicas)?[0].positions_per_s;
+        seconds += positions as f64 / rate;
+    }
+    Ok(total as f64 / seconds.max(1e-12))
 }
 
 pub fn bench(args: BenchSelfplayArgs) -> anyhow::Result<()> {
@@ -314,7 +346,7 @@ impl GameVisitor for Bench<'_> {
                 let evaluator = served.evaluator(0.0, 0)?;
                 let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
                 let config = GeneratorConfig {
-                    search: search_config(args.simulations, false),
+                    search: SearchConfig { playout_cap: args.playout_cap.clone(), ..search_config(args.simulations, false) },
                     games_in_flight: args.in_flight,
                     games: args.games.unwrap_or(args.in_flight as u64),
                     workers,
@@ -326,33 +358,39 @@ impl GameVisitor for Bench<'_> {
                 let cpu = cpu_before.zip(process_cpu_seconds()).map(|(before, after)| after - before);
                 let _ = std::fs::remove_dir_all(&out);
                 let summary = summary?;
+                // The passes the replicas ran: a replica gathers whatever requests are queued
+                // into one pass, so they are not the workers' requests.
+                let passes = served.pass_sizes();
                 drop(evaluator);
                 drop(served);
                 let wall = summary.elapsed.as_secs_f64().max(1e-9);
                 let evaluated_per_s = summary.evaluated_positions as f64 / wall;
-                // The batch a forward pass saw: the evaluator's calls are the workers'
-                // requests, one pass each on a CPU (a replica takes one request), merged on a
-                // GPU.
-                let batch = summary.mean_batch().round().max(1.0) as usize;
+                let pass_count: u64 = passes.iter().map(|&(_, count)| count).sum();
+                let pass_positions: u64 = passes.iter().map(|&(size, count)| size as u64 * count).sum();
+                let mean_pass = pass_positions as f64 / pass_count.max(1) as f64;
+                let batch = mean_pass.round().max(1.0) as usize;
                 let forward = forward_throughput(spec, &net_config, &[batch], args.device, args.precision, Duration::from_secs(2), replicas)?;
                 let bare = forward[0].positions_per_s;
+                let bare_mix = bare_forward_of_passes(spec, &net_config, &passes, args, replicas)?;
                 println!(
                     "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}",
                     spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device
                 );
                 println!(
-                    "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, mean batch {:.1} (largest {}), {:.1} s, {}",
+                    "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, requests of {:.1} positions (largest {}), forward passes of {:.1}, {:.1} s, {}",
                     summary.positions_per_second(),
                     evaluated_per_s,
                     summary.mean_batch(),
                     summary.largest_batch,
+                    mean_pass,
                     wall,
                     cpu.map_or("CPU time unknown".into(), |cpu| format!("{:.2} cores busy", cpu / wall))
                 );
                 println!(
-                    "bare forward at batch {batch} on {replicas} replica{}: {bare:.0} positions/s; self-play reaches {:.1} % of it",
+                    "bare forward on {replicas} replica{}: {bare:.0} positions/s at batch {batch}, {bare_mix:.0} over passes of the sizes self-play ran; self-play reaches {:.1} % and {:.1} % of them",
                     if replicas == 1 { "" } else { "s" },
-                    100.0 * evaluated_per_s / bare
+                    100.0 * evaluated_per_s / bare,
+                    100.0 * evaluated_per_s / bare_mix
                 );
                 measured[k].push(evaluated_per_s);
             }

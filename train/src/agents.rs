@@ -153,6 +153,13 @@ impl ServedNetwork {
         self.server.replicas()
     }
 
+    /// The forward passes so far by size (see [`InferenceHandle::pass_sizes`]).
+    ///
+    /// [`InferenceHandle::pass_sizes`]: gipfzero_model::inference::InferenceHandle::pass_sizes
+    pub fn pass_sizes(&self) -> Vec<(usize, u64)> {
+        self.server.handle().pass_sizes()
+    }
+
     /// The search's evaluator on this network, with `rollout_mix` of a playout blended in
     /// (seeded by `seed`).
     pub fn evaluator(&self, rollout_mix: f32, seed: u64) -> Result<LeafEvaluator, AgentsError> {
