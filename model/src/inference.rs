@@ -40,7 +40,6 @@
 //! also stop by themselves when the server and every handle are gone.
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -300,14 +299,23 @@ enum Message {
     Stop,
 }
 
-/// Counters of the server's work (for benchmarks and tests).
+/// The server's work so far (for benchmarks and tests): forward passes by the positions they
+/// held, from which every count is derived (one lock a pass, against a pass's hundreds of
+/// microseconds).
 #[derive(Debug, Default)]
 struct Counters {
-    forward_passes: AtomicU64,
-    positions: AtomicU64,
-    /// Forward passes by the positions they held (one lock a pass, against a pass's
-    /// hundreds of microseconds).
     pass_sizes: Mutex<BTreeMap<usize, u64>>,
+}
+
+impl Counters {
+    fn count(&self, positions: usize) {
+        *self.passes().entry(positions).or_insert(0) += 1;
+    }
+
+    /// The map, also after a panic while it was held (a count is never left half-done).
+    fn passes(&self) -> std::sync::MutexGuard<'_, BTreeMap<usize, u64>> {
+        self.pass_sizes.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// What the server has done so far.
@@ -367,9 +375,10 @@ impl InferenceHandle {
 
     /// Forward passes run and positions evaluated so far.
     pub fn stats(&self) -> ServerStats {
+        let passes = self.counters.passes();
         ServerStats {
-            forward_passes: self.counters.forward_passes.load(Ordering::Relaxed),
-            positions: self.counters.positions.load(Ordering::Relaxed),
+            forward_passes: passes.values().sum(),
+            positions: passes.iter().map(|(&size, &count)| size as u64 * count).sum(),
         }
     }
 
@@ -378,10 +387,7 @@ impl InferenceHandle {
     /// of the same sizes: the requests a replica gathers into one pass are not the requests
     /// the searches sent.
     pub fn pass_sizes(&self) -> Vec<(usize, u64)> {
-        match self.counters.pass_sizes.lock() {
-            Ok(sizes) => sizes.iter().map(|(&size, &count)| (size, count)).collect(),
-            Err(poisoned) => poisoned.into_inner().iter().map(|(&size, &count)| (size, count)).collect(),
-        }
+        self.counters.passes().iter().map(|(&size, &count)| (size, count)).collect()
     }
 }
 
@@ -523,11 +529,7 @@ fn serve(
         drop(receiver);
         // Counted before the answers go out, so a requester that reads the counters after
         // its answer sees its own pass.
-        counters.forward_passes.fetch_add(1, Ordering::Relaxed);
-        counters.positions.fetch_add(positions as u64, Ordering::Relaxed);
-        if let Ok(mut sizes) = counters.pass_sizes.lock() {
-            *sizes.entry(positions).or_insert(0) += 1;
-        }
+        counters.count(positions);
         run_jobs(&model, config.pad_rows, &mut jobs, &mut scratch);
         if stop {
             return;
