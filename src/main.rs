@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    if let Err(error) = configure_threads(&cli) {
+    if let Err(error) = configure_runtime(&cli) {
         eprintln!("error: {error:#}");
         return ExitCode::FAILURE;
     }
@@ -88,7 +88,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn configure_threads(cli: &Cli) -> anyhow::Result<()> {
+fn configure_runtime(cli: &Cli) -> anyhow::Result<()> {
+    // First, while this is the only thread: malloc's settings are read by every thread after.
+    gipfzero_model::tune_allocator();
     gipfzero_model::ThreadSettings { intra_op: cli.torch_threads, inter_op: 1 }.apply();
     rayon::ThreadPoolBuilder::new().num_threads(cli.threads).build_global()?;
     Ok(())

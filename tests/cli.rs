@@ -7,6 +7,7 @@ fn gipfzero(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gipfzero"))
         .args(args)
         .env_remove("LD_LIBRARY_PATH")
+        .env_remove("GLIBC_TUNABLES")
         .output()
         .expect("the gipfzero binary runs")
 }
@@ -27,9 +28,25 @@ fn info_runs_without_ld_library_path_and_reports_libtorch_2_11() {
     assert!(text.contains("libtorch 2.11.0"), "no libtorch 2.11.0 in:\n{text}");
     assert!(text.contains("cuda: "), "no CUDA line in:\n{text}");
     assert!(text.contains("threads: rayon"), "no thread line in:\n{text}");
+    assert!(
+        text.contains("allocator: glibc malloc, mmap threshold 32 MiB, trim threshold 64 MiB"),
+        "no allocator line in:\n{text}"
+    );
     for game in ["zertz", "dvonn", "lyngk"] {
         assert!(text.contains(&format!("  {game}")), "{game} missing in:\n{text}");
     }
+}
+
+#[test]
+fn the_users_malloc_tunables_are_left_alone() {
+    let output = Command::new(env!("CARGO_BIN_EXE_gipfzero"))
+        .arg("info")
+        .env("GLIBC_TUNABLES", "glibc.malloc.top_pad=1048576")
+        .output()
+        .expect("gipfzero runs");
+    assert!(output.status.success(), "info failed: {}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("allocator: glibc malloc as GLIBC_TUNABLES sets it"), "in:\n{text}");
 }
 
 #[test]

@@ -29,6 +29,8 @@ fn threads() -> i32 {
 }
 
 fn forward(c: &mut Criterion) {
+    // As the binary runs: malloc's thresholds fixed (gipfzero_model::tune_allocator).
+    gipfzero_model::tune_allocator();
     tch::set_num_threads(threads());
     let network = Network::new(&ZERTZ, &NetConfig::medium(), Device::Cpu).unwrap();
     let mut group = c.benchmark_group("forward/medium_zertz37");
@@ -44,6 +46,7 @@ fn forward(c: &mut Criterion) {
 }
 
 fn server(c: &mut Criterion) {
+    gipfzero_model::tune_allocator();
     tch::set_num_threads(threads());
     let network = Network::new(&ZERTZ, &NetConfig::medium(), Device::Cpu).unwrap();
     let legal: Vec<Action> = (0..ZERTZ.action_count as u16).step_by(7).map(Action).collect();

@@ -6,7 +6,9 @@
 //!   explicit control of libtorch's thread pools. Thread counts are explicit because
 //!   libtorch's intra-op (OpenMP) threads fight rayon's workers on small machines: on a
 //!   2-core machine with the other core busy, a small training loop ran 30–60× slower with 2
-//!   intra-op threads than with 1.
+//!   intra-op threads than with 1. And glibc malloc's thresholds, fixed once at start-up
+//!   ([`runtime::tune_allocator`]): its adaptive ones hand libtorch's freed activations back
+//!   to the system after every step, and an SGD step ran a quarter slower for it.
 //! - [`layers`]: convolution + group norm, global pooling bias, the residual block.
 //! - [`network`]: the one policy/value network, sized by a [`NetConfig`] and shaped by a
 //!   variant's [`gipfzero_games::Spec`], with stable parameter names.
@@ -33,7 +35,7 @@ pub use inference::{
     Precision, ServerConfig,
 };
 pub use network::{legal_mask, masked_softmax, NetConfig, NetConfigError, Network, NetworkOutput};
-pub use runtime::{runtime_info, DeviceChoice, RuntimeInfo, ThreadSettings};
+pub use runtime::{runtime_info, tune_allocator, AllocatorSetting, DeviceChoice, RuntimeInfo, ThreadSettings};
 
 #[cfg(test)]
 mod tests;

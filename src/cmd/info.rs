@@ -20,6 +20,9 @@ pub fn run() -> anyhow::Result<()> {
         runtime.intra_op_threads,
         runtime.inter_op_threads
     );
+    if let Some(allocator) = runtime.allocator {
+        println!("allocator: {allocator}");
+    }
     println!("games:");
     for game in GameName::ALL {
         let variants: Vec<&str> = match game {
