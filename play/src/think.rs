@@ -161,6 +161,8 @@ pub struct Thinker<G: Game, S> {
     /// Simulations per second of a whole turn (a turn may hold several decisions), as a
     /// running mean of the timed turns, counting the simulations that ended in an evaluation.
     rate: Option<f64>,
+    /// The simulation setting of the last turn chosen.
+    last_simulations: Option<u32>,
 }
 
 impl<G: Game, S: AgentSource> Thinker<G, S> {
@@ -170,6 +172,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             seed,
             agent: None,
             rate: None,
+            last_simulations: None,
         }
     }
 
@@ -225,6 +228,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
     pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
         self.prepare(position, budget)?;
         let simulations = self.simulations(budget);
+        self.last_simulations = simulations;
         let (_, agent) = self.agent.as_mut().expect("prepared above");
         let started = Instant::now();
         let turn = agent.choose_turn(position)?;
@@ -244,9 +248,20 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         Ok(turn)
     }
 
+    /// The simulation setting of the last turn chosen (`None`: the agent's own, or no turn
+    /// yet).
+    pub fn last_simulations(&self) -> Option<u32> {
+        self.last_simulations
+    }
+
+    /// The measured speed: simulations that ended in an evaluation per second of a turn.
+    pub fn rate(&self) -> Option<f64> {
+        self.rate
+    }
+
     /// The share of the last turn's simulations that ended in an evaluation, as its agent
     /// reports it ([`Agent::last_evaluated_share`]).
-    fn last_share(&self) -> Option<f64> {
+    pub fn last_share(&self) -> Option<f64> {
         self.agent.as_ref().and_then(|(_, agent)| agent.last_evaluated_share())
     }
 
@@ -385,8 +400,12 @@ pub struct GameClock {
     used: Duration,
 }
 
-/// Part of a game's time kept back for reading, writing and the process itself.
-const RESERVE: f64 = 0.15;
+/// Part of a game's time kept back for reading and writing, a last turn that runs over its
+/// budget, and the process itself. The network's engine in the CodeCup matches
+/// (docs/RESULTS.md, "PrimaDvonna") used 0.35 s of CPU per game beyond its thinking (the
+/// start, libtorch, its server thread), so a tenth of 5 s keeps its CPU time under the
+/// game's time too; 15 % left 0.2 s more unused.
+const RESERVE: f64 = 0.10;
 
 impl GameClock {
     pub fn new(total: Duration) -> Self {
@@ -645,10 +664,10 @@ mod tests {
     #[test]
     fn the_clock_shares_out_what_is_left() {
         let mut clock = GameClock::new(Duration::from_secs(10));
-        assert_eq!(clock.left(), Duration::from_millis(8500));
-        assert_eq!(clock.budget(0.1), Budget::Time(Duration::from_millis(850)));
+        assert_eq!(clock.left(), Duration::from_millis(9000));
+        assert_eq!(clock.budget(0.1), Budget::Time(Duration::from_millis(900)));
         clock.spend(Duration::from_secs(8));
-        assert_eq!(clock.budget(1.0), Budget::Time(Duration::from_millis(500)));
+        assert_eq!(clock.budget(1.0), Budget::Time(Duration::from_millis(1000)));
         assert_eq!(clock.budget(2.0), clock.budget(1.0));
         clock.spend(Duration::from_secs(8));
         assert_eq!(clock.left(), Duration::ZERO);
