@@ -25,7 +25,7 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = CODECUP_GAME_TIME.as_secs_f64())]
     pub game_time: f64,
     /// With --codecup: a placement turn's weight beside a movement turn's when the time is
-    /// shared out (at least 0; 1 shares evenly).
+    /// shared out (at least 0; 1 shares evenly, 0.5 gives a placement half a move's share).
     #[arg(long, default_value_t = DEFAULT_PLACEMENT_WEIGHT)]
     pub placement_weight: f64,
 }
