@@ -254,11 +254,6 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         self.last_simulations
     }
 
-    /// The measured speed: simulations that ended in an evaluation per second of a turn.
-    pub fn rate(&self) -> Option<f64> {
-        self.rate
-    }
-
     /// The share of the last turn's simulations that ended in an evaluation, as its agent
     /// reports it ([`Agent::last_evaluated_share`]).
     pub fn last_share(&self) -> Option<f64> {
@@ -404,7 +399,7 @@ pub struct GameClock {
 /// budget, and the process itself. The network's engine in the CodeCup matches
 /// (docs/RESULTS.md, "PrimaDvonna") used 0.35 s of CPU per game beyond its thinking (the
 /// start, libtorch, its server thread), so a tenth of 5 s keeps its CPU time under the
-/// game's time too; 15 % left 0.2 s more unused.
+/// game's time too; 15 % left 0.25 s more unused.
 const RESERVE: f64 = 0.10;
 
 impl GameClock {
