@@ -50,9 +50,10 @@ pub trait Agent<G: Game>: Send {
         false
     }
 
-    /// The share of its last turn's simulations that ended in an evaluation (the rest ended
-    /// on game ends or proven nodes, at next to no cost); `None` when it does not search or
-    /// ran none. A time budget sizes searches by it ([`SearchResult::evaluated`]).
+    /// The share of its last turn's simulation budget that ended in an evaluation (the rest
+    /// ended on game ends or proven nodes, at next to no cost, or was never run because the
+    /// choice was settled); `None` when it does not search or ran none. A time budget sizes
+    /// searches by it ([`SearchResult::evaluated`], [`SearchResult::budget`]).
     fn last_evaluated_share(&self) -> Option<f64> {
         None
     }
@@ -298,9 +299,9 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     }
 
     fn last_evaluated_share(&self) -> Option<f64> {
-        let simulations: u64 = self.last_results.iter().map(|r| r.simulations as u64).sum();
+        let budget: u64 = self.last_results.iter().map(|r| r.budget as u64).sum();
         let evaluated: u64 = self.last_results.iter().map(|r| r.evaluated as u64).sum();
-        (simulations > 0).then(|| evaluated as f64 / simulations as f64)
+        (budget > 0).then(|| evaluated as f64 / budget as f64)
     }
 }
 

@@ -192,6 +192,20 @@ pub struct SearchConfig {
     /// search itself: whoever builds the search's evaluator wraps it in a
     /// [`crate::MixedEvaluator`] of this weight. Default 0 (the evaluator alone).
     pub rollout_mix: f32,
+    /// Stop a search once its choice is settled: when it will play the most visited action
+    /// (PUCT or UCB1 at temperature 0) and no other action could reach that count in the
+    /// simulations left, or when the root has one action. The move is then the one the whole
+    /// budget would have played by visits (a proven win the rest might have found aside), so
+    /// this only saves time: a time budget gives it to the turns after. Not for training
+    /// searches, whose visit counts are targets. Default false; left out of a written config
+    /// when false, so the hashes of configs written before it stay the same.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_false"))]
+    pub stop_when_decided: bool,
+}
+
+#[cfg(feature = "serde")]
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl Default for SearchConfig {
@@ -223,6 +237,7 @@ impl Default for SearchConfig {
             skip_forced: true,
             solver: true,
             rollout_mix: 0.0,
+            stop_when_decided: false,
         }
     }
 }

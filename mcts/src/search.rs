@@ -62,6 +62,10 @@ pub struct SearchResult {
     /// node the solver had proven, and cost next to nothing (a search of a proven position
     /// takes microseconds: what a time budget must know to size the next one).
     pub evaluated: u32,
+    /// The simulations the search was given: [`SearchConfig::simulations`], or the playout
+    /// cap's cheap budget. `simulations` falls short of it when the search stopped once its
+    /// choice was settled ([`SearchConfig::stop_when_decided`]).
+    pub budget: u32,
 }
 
 /// Gumbel's per-search root state.
@@ -319,9 +323,38 @@ impl<G: Game> Search<G> {
         Ok(())
     }
 
-    /// True when the budget is spent and nothing waits for an evaluation.
+    /// True when the budget is spent (or the choice settled, with
+    /// [`SearchConfig::stop_when_decided`]) and nothing waits for an evaluation.
     pub fn is_done(&self) -> bool {
-        self.prepared && self.completed >= self.budget && self.pending.is_empty()
+        self.prepared && self.pending.is_empty() && (self.completed >= self.budget || self.decided())
+    }
+
+    /// With [`SearchConfig::stop_when_decided`]: true when the search will play the most
+    /// visited root action and no other can catch up in the simulations not yet started
+    /// (the in-flight ones already count in the visits), or the root has a single action.
+    fn decided(&self) -> bool {
+        if !self.config.stop_when_decided
+            || self.config.root_policy == RootPolicy::Gumbel
+            || self.config.temperature_at(self.move_number) >= 1e-3
+            || self.tree.node(Tree::ROOT).kind != NodeKind::Expanded
+        {
+            return false;
+        }
+        let edges = self.tree.edges_of(Tree::ROOT);
+        if edges.len() == 1 {
+            return true;
+        }
+        let (mut most, mut next) = (0u32, 0u32);
+        for e in edges {
+            if e.visits > most {
+                next = most;
+                most = e.visits;
+            } else if e.visits > next {
+                next = e.visits;
+            }
+        }
+        // Strictly ahead: a tie would go to the larger prior, which may be the other's.
+        most > next + self.budget.saturating_sub(self.started)
     }
 
     /// The leaves waiting for evaluation, filled by [`Search::gather`].
@@ -401,6 +434,7 @@ impl<G: Game> Search<G> {
         }
         while (self.pending.len() as u32) < self.config.leaves_per_tree
             && self.started < self.budget
+            && !self.decided()
         {
             if !self.descend() {
                 break;
@@ -767,6 +801,7 @@ impl<G: Game> Search<G> {
             full_search: self.full_search,
             simulations: self.completed,
             evaluated: self.evaluated,
+            budget: self.budget,
         })
     }
 

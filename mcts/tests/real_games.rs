@@ -4,9 +4,10 @@
 use gipfzero_games::dvonn::Dvonn;
 use gipfzero_games::lyngk::Lyngk;
 use gipfzero_games::zertz::{Setup, Variant};
-use gipfzero_games::{Game, Outcome, Player, Status};
+use gipfzero_games::{Game, Outcome, Player, SplitMix64, Status};
 use gipfzero_mcts::{
-    Agent, Evaluator, MctsAgent, RolloutEvaluator, RootPolicy, SearchConfig, UniformEvaluator,
+    Agent, Evaluator, MctsAgent, RolloutEvaluator, RootPolicy, Search, SearchConfig, TemperatureStep,
+    UniformEvaluator,
 };
 
 /// Checks that `winning` is legal and not the only legal turn.
@@ -93,4 +94,94 @@ fn lyngk_five_stack_completion() {
     // e1-e2; every other move lets player two score first (docs/games/lyngk.md).
     let position = Lyngk::from_position("e1=R e2=IBGK g1=I g2=B", ["RG", "K"], [0, 0], Player::One).unwrap();
     finds_the_win(position, "e1-e2", Player::One);
+}
+
+/// Positions of `start`'s game reached by random actions: `count` of them, each after a
+/// random number of actions below `depth`, at a turn start, not over, with a choice.
+fn random_positions<G: Game>(start: &G, count: usize, depth: u64, seed: u64) -> Vec<G> {
+    let mut rng = SplitMix64::new(seed);
+    let mut positions = Vec::new();
+    let mut actions = Vec::new();
+    while positions.len() < count {
+        let mut position = start.clone();
+        let plies = rng.below(depth);
+        for _ in 0..plies {
+            if position.status().is_over() {
+                break;
+            }
+            position.legal_actions(&mut actions);
+            position.apply(actions[rng.below(actions.len() as u64) as usize]);
+        }
+        position.legal_actions(&mut actions);
+        if position.is_turn_start() && !position.status().is_over() && actions.len() > 1 {
+            positions.push(position);
+        }
+    }
+    positions
+}
+
+/// `stop_when_decided` saves simulations without changing the action: on random positions of
+/// each game, one leaf or eight a step, the search that stops plays what the whole budget
+/// plays (the solver off: a proven win found late is the documented exception), stops only
+/// once no other action could catch up, and stops early somewhere.
+fn a_settled_search_plays_what_the_whole_budget_plays<G: Game>(start: G, depth: u64) {
+    const BUDGET: u32 = 200;
+    let mut saved = 0;
+    for leaves in [1, 8] {
+        let config = SearchConfig {
+            leaves_per_tree: leaves,
+            solver: false,
+            ..SearchConfig::evaluation(BUDGET, RootPolicy::Puct)
+        };
+        let stopping = SearchConfig { stop_when_decided: true, ..config.clone() };
+        for (i, position) in random_positions(&start, 12, depth, leaves as u64).into_iter().enumerate() {
+            let evaluator = RolloutEvaluator::new(1, i as u64);
+            let whole = Search::new(position.clone(), config.clone(), 0).unwrap().run(&evaluator).unwrap();
+            let early = Search::new(position.clone(), stopping.clone(), 0).unwrap().run(&evaluator).unwrap();
+            assert_eq!(whole.simulations, BUDGET);
+            assert_eq!((early.action, early.budget), (whole.action, BUDGET), "position {i}, {leaves} leaves");
+            if early.simulations < BUDGET {
+                let mut visits = early.visits.clone();
+                visits.sort_unstable_by(|a, b| b.cmp(a));
+                assert!(visits[0] > visits[1] + (BUDGET - early.simulations), "{visits:?}");
+                saved += BUDGET - early.simulations;
+            }
+        }
+    }
+    assert!(saved > 0, "no search stopped early: the test could not fail");
+}
+
+#[test]
+fn settled_searches_stop_early_in_every_game() {
+    a_settled_search_plays_what_the_whole_budget_plays(Setup::new(Variant::Standard).build().unwrap(), 30);
+    a_settled_search_plays_what_the_whole_budget_plays(Dvonn::new(), 80);
+    a_settled_search_plays_what_the_whole_budget_plays(Lyngk::from_seed(0), 40);
+}
+
+/// A root with one action is settled before any simulation; a Gumbel root or a move at a
+/// temperature above 0 never stops early.
+#[test]
+fn settled_searches_stop_only_where_the_choice_is_the_most_visited() {
+    // White's one move is c1d1: h4 (four high) has nothing four away to land on.
+    let forced = Dvonn::from_setup("c1:w d1:d h4:dbbw k5:d", Player::One).unwrap();
+    let mut actions = Vec::new();
+    forced.legal_actions(&mut actions);
+    assert_eq!(actions.len(), 1);
+    let stop = |config: SearchConfig| SearchConfig { stop_when_decided: true, ..config };
+    let result = Search::new(forced, stop(SearchConfig::evaluation(100, RootPolicy::Puct)), 0)
+        .unwrap()
+        .run(&UniformEvaluator)
+        .unwrap();
+    assert_eq!((result.simulations, result.budget), (0, 100));
+    for position in random_positions(&Dvonn::new(), 6, 80, 5) {
+        let gumbel = stop(SearchConfig::evaluation(64, RootPolicy::Gumbel));
+        let sampled = stop(SearchConfig {
+            temperature: vec![TemperatureStep { from_move: 0, temperature: 1.0 }],
+            ..SearchConfig::evaluation(64, RootPolicy::Puct)
+        });
+        for config in [gumbel, sampled] {
+            let result = Search::new(position.clone(), config, 1).unwrap().run(&UniformEvaluator).unwrap();
+            assert_eq!(result.simulations, 64);
+        }
+    }
 }

@@ -239,6 +239,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
             // a turn would make the speed look thousands of times higher and size the next
             // unproven turn to the million-simulation cap (minutes of a network's time: seen
             // in a 30-game match at 1 s a turn, where the network's turns averaged 2.6 s).
+            // Nor do the simulations a search never ran because its choice was settled.
             let share = agent.last_evaluated_share().unwrap_or(1.0);
             if share > 0.0 {
                 let measured = n as f64 * share / seconds;
@@ -254,7 +255,7 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         self.last_simulations
     }
 
-    /// The share of the last turn's simulations that ended in an evaluation, as its agent
+    /// The share of the last turn's simulation budget that ended in an evaluation, as its agent
     /// reports it ([`Agent::last_evaluated_share`]).
     pub fn last_share(&self) -> Option<f64> {
         self.agent.as_ref().and_then(|(_, agent)| agent.last_evaluated_share())
@@ -278,9 +279,10 @@ struct Setting {
 
 /// An agent that thinks the same wall-clock time per turn on average, through a
 /// [`Thinker`]: how `gipfzero evaluate --move-time` gives two agents equal time whatever
-/// their speed. A search cannot stop half way, so a turn takes what the speed estimate
-/// predicted, and estimates err (turns of one decision and of several, the probe, the
-/// solver, a tree reused): each turn's budget gives back or takes what the game's turns so
+/// their speed. A search does not stop at a time, so a turn takes what the speed estimate
+/// predicted (or less: a network's search stops once its choice is settled), and estimates
+/// err (turns of one decision and of several, the probe, the solver, a tree reused, a search
+/// stopped early): each turn's budget gives back or takes what the game's turns so
 /// far were under or over their time (from a quarter to twice the time), and is scaled by
 /// how the time taken compared with the time asked for on the sized turns so far (half to
 /// twice), so the mean stays on target.
@@ -359,8 +361,8 @@ impl<G: Game, S: AgentSource + Send> Agent<G> for TimedAgent<G, S> {
         self.turns += 1;
         self.used += took;
         if sized {
-            // A turn whose simulations partly ended on proven nodes was asked for the time
-            // of its evaluated share only.
+            // A turn whose simulations partly ended on proven nodes, or that stopped once
+            // its choice was settled, was asked for the time of its evaluated share only.
             self.asked += budget.mul_f64(self.thinker.last_share().unwrap_or(1.0));
             self.taken += took;
         }

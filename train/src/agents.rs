@@ -344,7 +344,11 @@ impl AgentSource for AgentChoice {
             AgentChoice::Baseline(_) => self.agent(position, Some(simulations), seed),
             AgentChoice::Checkpoint(path) | AgentChoice::Model { path, .. } => {
                 let search = CheckpointSearch { simulations: Some(simulations), ..CheckpointSearch::default() };
-                let config = SearchConfig { leaves_per_tree: TIMED_LEAVES_PER_TREE, ..search.config() };
+                let config = SearchConfig {
+                    leaves_per_tree: TIMED_LEAVES_PER_TREE,
+                    stop_when_decided: true,
+                    ..search.config()
+                };
                 self.network_agent(path, position, &config, seed)
             }
         }
