@@ -109,6 +109,10 @@ pub struct Search<G: Game> {
 /// Smallest logit: ln of a zero prior, kept finite so that arithmetic on it stays defined.
 const MIN_LOGIT: f32 = -1e9;
 
+/// Move temperatures below this play the most visited action (no sampling): what
+/// [`Search::finish`] does, and what a search that stops once settled relies on.
+const GREEDY_TEMPERATURE: f32 = 1e-3;
+
 fn logit(prior: f32) -> f32 {
     if prior > 0.0 {
         prior.ln()
@@ -335,7 +339,7 @@ impl<G: Game> Search<G> {
     fn decided(&self) -> bool {
         if !self.config.stop_when_decided
             || self.config.root_policy == RootPolicy::Gumbel
-            || self.config.temperature_at(self.move_number) >= 1e-3
+            || self.config.temperature_at(self.move_number) >= GREEDY_TEMPERATURE
             || self.tree.node(Tree::ROOT).kind != NodeKind::Expanded
         {
             return false;
@@ -810,7 +814,7 @@ impl<G: Game> Search<G> {
     fn pick_by_visits(&mut self, temperature: f32) -> usize {
         let edges = self.tree.edges_of(Tree::ROOT);
         let most = edges.iter().map(|e| e.visits).max().unwrap_or(0);
-        if temperature < 1e-3 || most == 0 {
+        if temperature < GREEDY_TEMPERATURE || most == 0 {
             return argmax_by(edges.len(), |i| {
                 (edges[i].visits == most).then_some(edges[i].prior)
             })

@@ -3,6 +3,7 @@
 //! playouts). Each position also has losing turns, so a search that picked at random fails.
 use gipfzero_games::dvonn::Dvonn;
 use gipfzero_games::lyngk::Lyngk;
+use gipfzero_games::record::random_game;
 use gipfzero_games::zertz::{Setup, Variant};
 use gipfzero_games::{Game, Outcome, Player, SplitMix64, Status};
 use gipfzero_mcts::{
@@ -96,24 +97,16 @@ fn lyngk_five_stack_completion() {
     finds_the_win(position, "e1-e2", Player::One);
 }
 
-/// Positions of `start`'s game reached by random actions: `count` of them, each after a
-/// random number of actions below `depth`, at a turn start, not over, with a choice.
-fn random_positions<G: Game>(start: &G, count: usize, depth: u64, seed: u64) -> Vec<G> {
+/// Positions of `start`'s game reached by random turns ([`random_game`]): `count` of them,
+/// each after a random number of turns below `turns`, not over, with a choice.
+fn random_positions<G: Game>(start: &G, count: usize, turns: u64, seed: u64) -> Vec<G> {
     let mut rng = SplitMix64::new(seed);
     let mut positions = Vec::new();
     let mut actions = Vec::new();
     while positions.len() < count {
-        let mut position = start.clone();
-        let plies = rng.below(depth);
-        for _ in 0..plies {
-            if position.status().is_over() {
-                break;
-            }
-            position.legal_actions(&mut actions);
-            position.apply(actions[rng.below(actions.len() as u64) as usize]);
-        }
+        let position = random_game(start, rng.next_u64(), rng.below(turns) as usize).position;
         position.legal_actions(&mut actions);
-        if position.is_turn_start() && !position.status().is_over() && actions.len() > 1 {
+        if !position.status().is_over() && actions.len() > 1 {
             positions.push(position);
         }
     }
@@ -124,7 +117,7 @@ fn random_positions<G: Game>(start: &G, count: usize, depth: u64, seed: u64) -> 
 /// each game, one leaf or eight a step, the search that stops plays what the whole budget
 /// plays (the solver off: a proven win found late is the documented exception), stops only
 /// once no other action could catch up, and stops early somewhere.
-fn a_settled_search_plays_what_the_whole_budget_plays<G: Game>(start: G, depth: u64) {
+fn a_settled_search_plays_what_the_whole_budget_plays<G: Game>(start: G, turns: u64) {
     const BUDGET: u32 = 200;
     let mut saved = 0;
     for leaves in [1, 8] {
@@ -134,7 +127,7 @@ fn a_settled_search_plays_what_the_whole_budget_plays<G: Game>(start: G, depth: 
             ..SearchConfig::evaluation(BUDGET, RootPolicy::Puct)
         };
         let stopping = SearchConfig { stop_when_decided: true, ..config.clone() };
-        for (i, position) in random_positions(&start, 12, depth, leaves as u64).into_iter().enumerate() {
+        for (i, position) in random_positions(&start, 12, turns, leaves as u64).into_iter().enumerate() {
             let evaluator = RolloutEvaluator::new(1, i as u64);
             let whole = Search::new(position.clone(), config.clone(), 0).unwrap().run(&evaluator).unwrap();
             let early = Search::new(position.clone(), stopping.clone(), 0).unwrap().run(&evaluator).unwrap();
@@ -153,9 +146,9 @@ fn a_settled_search_plays_what_the_whole_budget_plays<G: Game>(start: G, depth: 
 
 #[test]
 fn settled_searches_stop_early_in_every_game() {
-    a_settled_search_plays_what_the_whole_budget_plays(Setup::new(Variant::Standard).build().unwrap(), 30);
+    a_settled_search_plays_what_the_whole_budget_plays(Setup::new(Variant::Standard).build().unwrap(), 15);
     a_settled_search_plays_what_the_whole_budget_plays(Dvonn::new(), 80);
-    a_settled_search_plays_what_the_whole_budget_plays(Lyngk::from_seed(0), 40);
+    a_settled_search_plays_what_the_whole_budget_plays(Lyngk::from_seed(0), 30);
 }
 
 /// A root with one action is settled before any simulation; a Gumbel root or a move at a
