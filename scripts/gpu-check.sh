@@ -12,10 +12,16 @@
 # What it runs, each step under its own time limit so that one slow step cannot eat the rest:
 # 1. `gipfzero info` (libtorch, CUDA, cuDNN);
 # 2. `bench model` on the GPU-sized network of configs/zertz.yaml: the forward pass at batch
-#    1…512 and through the inference server, in f32 and in bf16;
+#    1…512, on 2, 4 and 8 threads at once, and through the inference server, in f32 and bf16;
 # 3. `bench selfplay` with that network on the device: self-play at 128 and 512 games in
-#    flight against the bare forward pass at the batch it reached;
-# 4. two iterations of configs/zertz.yaml (self-play, SGD, checkpoints) from scratch.
+#    flight (32 simulations), its batches taking what is queued (`--gpu-wait-ms 0`) and
+#    waiting for every worker (the default), against the bare forward pass at the batch it
+#    reached;
+# 4. two iterations of configs/zertz.yaml (self-play, SGD, checkpoints) from scratch;
+# 5. `bench selfplay` with the network and games in flight of each other shipped GPU config
+#    (dvonn, lyngk, zertz-blitz, zertz-tournament), at 32 simulations so that one wave of
+#    games ends in seconds: positions evaluated per second, which a config's own simulations
+#    divide into positions written per second.
 #
 # GIPFZERO_CHECK_DEVICE=cpu GIPFZERO_CHECK_QUICK=1 runs the same steps on the CPU with small
 # settings (the test suite does, so that the script stays runnable between GPU sessions).
@@ -29,8 +35,12 @@ cd "$(dirname "$0")/.."
 
 if [ "$quick" = 1 ]; then
     config=configs/quick.yaml seconds=0.05 in_flight="8 16" simulations=4 iterations=1 limit=60
+    replicas=2 waits=2
+    others="dvonn" other_in_flight=4 other_simulations=2
 else
-    config=configs/zertz.yaml seconds=1 in_flight="128 512" simulations=64 iterations=2 limit=0
+    config=configs/zertz.yaml seconds=1 in_flight="128 512" simulations=32 iterations=2 limit=0
+    replicas=2,4,8 waits="0 2"
+    others="dvonn lyngk zertz-blitz zertz-tournament" other_in_flight=128 other_simulations=32
 fi
 # A step's time limit: `limit` when set (quick mode), else the step's own.
 within() { local seconds=$1; shift; [ "$limit" != 0 ] && seconds=$limit; timeout "$seconds" "$@"; }
@@ -44,18 +54,28 @@ step() { # name, seconds, command…
     cat "$out/$name.txt" >&2
 }
 
-step info 60 "$bin" info
+step info 30 "$bin" info
 for precision in f32 bf16; do
-    step "model-$precision" 75 "$bin" bench model zertz --config "$config" --device "$device" \
-        --precision "$precision" --seconds "$seconds"
+    step "model-$precision" 60 "$bin" bench model zertz --config "$config" --device "$device" \
+        --precision "$precision" --seconds "$seconds" --replicas "$replicas"
 done
 for games in $in_flight; do
-    step "selfplay-$games" 75 "$bin" bench selfplay zertz --config "$config" --device "$device" \
-        --in-flight "$games" --games $((games * 2)) --simulations "$simulations"
+    for wait in $waits; do
+        step "selfplay-$games-$wait" 60 "$bin" bench selfplay zertz --config "$config" --device "$device" \
+            --in-flight "$games" --games $((games * 2)) --simulations "$simulations" --gpu-wait-ms "$wait"
+    done
 done
 run_dir="$out/zertz-run"
 rm -rf "$run_dir"
-step train 200 "$bin" train "$config" --run-dir "$run_dir" --iterations "$iterations"
+step train 150 "$bin" train "$config" --run-dir "$run_dir" --iterations "$iterations"
+for name in $others; do
+    game=${name%%-*} variant=
+    [ "$game" = "$name" ] || variant="--variant ${name#*-}"
+    # shellcheck disable=SC2086 # $variant is empty or two words
+    step "config-$name" 45 "$bin" bench selfplay "$game" $variant --config "configs/$name.yaml" \
+        --device "$device" --in-flight "$other_in_flight" --games "$other_in_flight" \
+        --simulations "$other_simulations"
+done
 
 # One table: every figure with the step it came from.
 {
@@ -65,7 +85,10 @@ step train 200 "$bin" train "$config" --run-dir "$run_dir" --iterations "$iterat
         grep -h -E "bare forward|server" "$out/model-$precision.txt" 2>/dev/null | sed "s/^/$precision  /"
     done
     for games in $in_flight; do
-        grep -h -E "^(self-play|bare forward)" "$out/selfplay-$games.txt" 2>/dev/null | sed "s/^/in flight $games  /"
+        for wait in $waits; do
+            grep -h -E "^(self-play|bare forward)" "$out/selfplay-$games-$wait.txt" 2>/dev/null |
+                sed "s/^/in flight $games, wait $wait ms  /"
+        done
     done
     if [ -f "$run_dir/metrics.jsonl" ]; then
         python3 - "$run_dir/metrics.jsonl" <<'PY'
@@ -80,5 +103,8 @@ PY
     else
         echo "train: no metrics (see $out/train.txt)"
     fi
+    for name in $others; do
+        grep -h -E "^(self-play|bare forward)" "$out/config-$name.txt" 2>/dev/null | sed "s/^/$name  /"
+    done
 } | tee "$out/table.txt"
 exit $status

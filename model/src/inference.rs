@@ -5,8 +5,10 @@
 //! position in a batch than one at a time (see `benches/forward.rs`). Workers therefore never
 //! touch the network; they send [`Batch`]es of positions (observation + legal actions) over a
 //! channel, and the server gathers requests into one forward pass. A gathered batch closes
-//! when it holds `max_batch` positions or `max_wait` after its first request arrived,
-//! whichever comes first; with `max_wait` zero it takes just what is already queued.
+//! when it holds `max_batch` positions, or a request from each of its `requesters` (when the
+//! caller knows them: threads that each wait for their answer before they send again, so no
+//! more can come), or `max_wait` after its first request arrived, whichever comes first; with
+//! `max_wait` zero it takes just what is already queued.
 //!
 //! The search evaluates its leaves in lockstep batches, so [`InferenceHandle::evaluate_batch`]
 //! is the main path; [`InferenceHandle::evaluate`] sends a single position. Each answer holds
@@ -19,21 +21,27 @@
 //! gathers the next batch. On a CPU one forward pass runs on one core (intra-op threads gain
 //! little at self-play's batch sizes and fight the searching threads), so one replica per
 //! core lets the passes of several searching workers run side by side; on a GPU one replica
-//! gathers everything into large batches.
+//! gathers everything into large batches. On an H200 a pass of the 6 × 64 network costs about
+//! the same from 8 positions to 512 (docs/PERFORMANCE.md, "GPU"), and passes launched from
+//! several threads at once do not add up, so there a batch should hold every request that
+//! can come: the GPU server waits for all its requesters (bounded by `max_wait`) instead of
+//! taking what is queued.
 //!
 //! **Answers that do not depend on the batch.** libtorch's CPU matrix products (the linear
 //! layers) give a row other last bits depending on how many rows the product has, unless
-//! that number is a multiple of 4; its convolutions and group norms compute each position on
-//! its own from two rows on (one row takes another path). Measured on x86-64 with this
-//! libtorch, every batch size from 1 to 256. Every forward pass therefore runs its linear
-//! layers on rows padded with zeros to a multiple of [`ServerConfig::pad_rows`] (8 by
-//! default), and a pass of one position gets a second, zero row
+//! that number is a multiple of the kernels' row block: 4 on the AMD EPYC machines with AVX2
+//! (every batch size from 1 to 256 measured with this libtorch), 16 on an Intel Xeon with
+//! AVX-512 (the twenty-second session's machine: rows padded to 8 gave batches of 13 and 37
+//! other bits); its convolutions and group norms compute each position on its own from two
+//! rows on (one row takes another path). Every forward pass therefore runs its linear layers
+//! on rows padded with zeros to a multiple of [`ServerConfig::pad_rows`] (16 by default),
+//! and a pass of one position gets a second, zero row
 //! ([`Network::forward_rows`]). So a position gets the same answer whichever positions share
 //! its pass, and a self-play game is the same whichever worker plays it and however the
 //! requests happened to be gathered. `batch_composition_leaves_no_trace` in the tests checks
-//! this. The padding costs a few rows of the linear layers (the cheapest), not of the whole
-//! network: the thirteenth session's build padded whole passes, up to 7 positions of 8 for a
-//! search alone.
+//! this on whatever machine runs the tests. The padding costs a few rows of the linear layers
+//! (the cheapest), not of the whole network: the thirteenth session's build padded whole
+//! passes, up to 7 positions of 8 for a search alone.
 //!
 //! Shutdown: dropping the [`InferenceServer`] stops the threads after they have answered what
 //! they already received; handles that outlive it get [`InferenceError::Closed`]. The threads
@@ -84,6 +92,10 @@ pub struct ServerConfig {
     pub max_batch: usize,
     /// How long a batch waits for more requests after its first one.
     pub max_wait: Duration,
+    /// A gathered batch closes once it holds this many requests: the threads that send to
+    /// this server, each waiting for its answer before it sends again (per replica, the
+    /// replicas' share of them). 0: no such bound.
+    pub requesters: usize,
     pub device: DeviceChoice,
     pub precision: Precision,
     /// libtorch intra-op threads on each server thread; `None` keeps the count of the thread
@@ -98,16 +110,18 @@ pub struct ServerConfig {
     pub pad_rows: usize,
 }
 
-/// Rows the linear layers of a forward pass are padded to a multiple of, by default: the
-/// smallest multiple of 4 (the size at which libtorch's CPU matrix products stop depending on
-/// the batch) that also suits 8-wide vector kernels.
-pub const DEFAULT_PAD_ROWS: usize = 8;
+/// Rows the linear layers of a forward pass are padded to a multiple of, by default: a
+/// multiple of the row block at which libtorch's CPU matrix products stop depending on the
+/// batch, 4 with AVX2 and 16 with AVX-512 (module docs). Up to 15 zero rows of the linear
+/// layers, the cheapest part of a pass.
+pub const DEFAULT_PAD_ROWS: usize = 16;
 
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             max_batch: 256,
             max_wait: Duration::from_millis(1),
+            requesters: 0,
             device: DeviceChoice::Auto,
             precision: Precision::F32,
             intra_op_threads: None,
@@ -493,7 +507,7 @@ fn serve(
         let mut positions = first.batch.len();
         jobs.push(first);
         let mut stop = false;
-        while positions < max_batch {
+        while positions < max_batch && (config.requesters == 0 || jobs.len() < config.requesters) {
             let message = match receiver.try_recv() {
                 Ok(message) => message,
                 Err(mpsc::TryRecvError::Disconnected) => {

@@ -300,7 +300,8 @@ impl Network {
     /// [`Network::forward`] with the linear layers' rows padded to a multiple of `pad_rows`
     /// ([`crate::layers::linear_rows`]) and a single position padded to two: the same
     /// computation, whose answer for a position has the same bits whatever other positions
-    /// share the pass (for `pad_rows` ≥ 4 on x86-64; 1 is the plain pass). What the inference
+    /// share the pass (for `pad_rows` a multiple of the CPU kernels' row block, 16 by default:
+    /// see `crate::inference`; 1 is the plain pass). What the inference
     /// server runs.
     pub fn forward_rows(&self, observations: &Tensor, pad_rows: usize) -> NetworkOutput {
         let batch = observations.size()[0];

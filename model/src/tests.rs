@@ -381,6 +381,42 @@ mod inference {
         assert!(stats.forward_passes >= 1 && stats.forward_passes <= stats.positions);
     }
 
+    #[test]
+    fn a_batch_closes_once_every_requester_has_a_request_in() {
+        // A GPU server's batches wait long for more requests, but no longer than the last of
+        // its requesters: three threads' requests make one pass at once, not after a minute.
+        let network = random_network(&ZERTZ, 5);
+        let config = ServerConfig { requesters: 3, ..cpu_config(1000, Duration::from_secs(60)) };
+        let server = InferenceServer::spawn(&network, config).unwrap();
+        let mut rng = SplitMix64::new(5);
+        let data = observations(&ZERTZ, 2, &mut rng);
+        let legal = legal_actions(&ZERTZ, &mut rng);
+        let len = ZERTZ.observation_len();
+        let (sender, answers) = std::sync::mpsc::channel();
+        let request = |handle: InferenceHandle, sender: std::sync::mpsc::Sender<usize>| {
+            let (data, legal) = (data.clone(), legal.clone());
+            std::thread::spawn(move || {
+                let mut batch = handle.new_batch();
+                batch.push(&data[..len], &legal).unwrap();
+                batch.push(&data[len..], &legal).unwrap();
+                sender.send(handle.evaluate_batch(batch).unwrap().len()).unwrap();
+            })
+        };
+        let threads: Vec<_> = (0..3).map(|_| request(server.handle(), sender.clone())).collect();
+        for _ in 0..3 {
+            let answered = answers.recv_timeout(Duration::from_secs(30)).expect("the batch closed when the third request came in");
+            assert_eq!(answered, 2);
+        }
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(server.handle().pass_sizes(), vec![(6, 1)]);
+        // Fewer requesters than expected (searchers that have stopped): the wait bounds it.
+        let config = ServerConfig { requesters: 3, ..cpu_config(1000, Duration::from_millis(50)) };
+        let server = InferenceServer::spawn(&network, config).unwrap();
+        request(server.handle(), sender).join().unwrap();
+        assert_eq!(answers.recv().unwrap(), 2);
+        assert_eq!(server.handle().pass_sizes(), vec![(2, 1)]);
+    }
+
     /// Every position of `data` alone, then all together, then in chunks with other
     /// neighbours: the answers' bits, per position.
     fn answers_in_groupings(handle: &InferenceHandle, spec: &Spec, data: &[f32], legal: &[Vec<Action>]) -> Vec<Vec<(u32, Vec<u32>)>> {
@@ -397,7 +433,7 @@ mod inference {
                 .collect::<Vec<_>>()
         };
         let mut groupings = Vec::new();
-        for size in [1, 2, 3, 5, 7, 13, positions] {
+        for size in [1, 2, 3, 5, 7, 13, 17, 29, positions] {
             let mut answers = vec![(0, Vec::new()); positions];
             // Chunks of `size`, the positions in reverse order so that neighbours change.
             let order: Vec<usize> = (0..positions).rev().collect();

@@ -57,6 +57,11 @@ pub enum BenchCommand {
         /// Seconds of measurement per figure.
         #[arg(long, default_value_t = 1.0)]
         seconds: f64,
+        /// Also the bare pass at batches 64 and 512 on this many threads at once, each with
+        /// its own copy of the network (comma-separated: `2,4,8`), as the inference server's
+        /// replicas run: whether passes launched side by side add up.
+        #[arg(long, value_delimiter = ',')]
+        replicas: Vec<usize>,
     },
     /// Search overhead alone: simulations/s with the uniform evaluator, one tree and many
     /// trees in lockstep, and the memory of the trees.
@@ -107,13 +112,13 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             let setting = GameSetting { game, variant, setup: None, seed: None };
             setting.start()?.visit(TrainBench { config, batch, steps })
         }
-        BenchCommand::Model { game, variant, config, device, precision, seconds } => {
+        BenchCommand::Model { game, variant, config, device, precision, seconds, replicas } => {
             let config = match config {
                 Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
                 None => gipfzero_train::config::RunConfig::embedded_default(),
             };
             let setting = GameSetting { game, variant, setup: None, seed: None };
-            setting.start()?.visit(ModelBench { config, device, precision, duration: Duration::from_secs_f64(seconds) })
+            setting.start()?.visit(ModelBench { config, device, precision, duration: Duration::from_secs_f64(seconds), replicas })
         }
         BenchCommand::Mcts { game, variant, simulations, trees } => {
             let setting = GameSetting { game, variant, setup: None, seed: None };
@@ -277,6 +282,7 @@ struct ModelBench {
     device: gipfzero_model::DeviceChoice,
     precision: gipfzero_model::Precision,
     duration: Duration,
+    replicas: Vec<usize>,
 }
 
 impl GameVisitor for ModelBench {
@@ -300,6 +306,11 @@ impl GameVisitor for ModelBench {
         let batches = [1, 8, 64, 256, 512];
         for figure in forward_throughput(spec, net, &batches, self.device, self.precision, self.duration, 1)? {
             println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+        }
+        for &replicas in &self.replicas {
+            for figure in forward_throughput(spec, net, &[64, 512], self.device, self.precision, self.duration, replicas)? {
+                println!("bare forward    batch {:>4} x {replicas} replicas: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+            }
         }
         for (clients, request) in [(1, 64), (4, 64)] {
             let config = ServerConfig { max_batch: 256, device: self.device, precision: self.precision, ..ServerConfig::default() };

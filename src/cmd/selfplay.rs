@@ -14,7 +14,7 @@ use gipfzero_mcts::{
 };
 use gipfzero_model::bench::forward_throughput;
 use gipfzero_model::{DeviceChoice, NetConfig, Network, Precision};
-use gipfzero_train::agents::ServedNetwork;
+use gipfzero_train::agents::{ServedNetwork, Serving};
 use gipfzero_train::cpu::process_cpu_seconds;
 use gipfzero_selfplay::{
     CapRule, LeagueConfig, ProgressReport, ResignConfig, RunSummary, Generator, GeneratorConfig,
@@ -146,7 +146,7 @@ impl GameVisitor for Generate<'_> {
         let mut _server = None;
         let (evaluator, generator): (Box<dyn Evaluator<G>>, String) = match &args.checkpoint {
             Some(name) => {
-                let served = ServedNetwork::load(name, spec, args.device, args.in_flight, workers)?;
+                let served = ServedNetwork::load(name, spec, Serving::on(args.device), args.in_flight, workers)?;
                 let evaluator = served.evaluator(0.0, args.seed)?;
                 _server = Some(served);
                 (Box::new(evaluator), format!("checkpoint {}", name.display()))
@@ -272,6 +272,13 @@ pub struct BenchSelfplayArgs {
     /// f32, or bf16 (the server's weights and inputs; meant for GPUs).
     #[arg(long, default_value = "f32")]
     pub precision: Precision,
+    /// Inference server threads on a GPU (0: the default, as `threads.gpu_replicas`).
+    #[arg(long, default_value_t = 0)]
+    pub gpu_replicas: usize,
+    /// Milliseconds a GPU batch waits for the rest of the workers' requests (as
+    /// `threads.gpu_wait_ms`; 0 takes what is queued).
+    #[arg(long, default_value_t = gipfzero_train::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3)]
+    pub gpu_wait_ms: f64,
     /// Worker counts to measure, comma-separated (`1,2`): each runs the same games, and the
     /// last line gives their speeds as ratios to the first; default the global --threads.
     #[arg(long, value_delimiter = ',')]
@@ -296,16 +303,49 @@ fn parse_playout_cap(text: &str) -> Result<PlayoutCap, String> {
     })
 }
 
+/// At most this many pass sizes are measured for [`bare_forward_of_passes`]: on a GPU one
+/// replica gathers whatever is queued, and its passes take hundreds of sizes.
+const MEASURED_PASS_SIZES: usize = 12;
+
+/// The passes (size, count) grouped into at most `groups` runs of neighbouring sizes holding
+/// about equal shares of the positions, each as (its mean pass size, its positions); sizes
+/// stay apart while there are no more of them than `groups`. A pass costs about a fixed
+/// launch time plus a time per position, so a group's passes take about as long as the same
+/// positions in passes of the group's mean size.
+fn pass_groups(passes: &[(usize, u64)], groups: usize) -> Vec<(usize, u64)> {
+    let mut sorted: Vec<(usize, u64)> = passes.iter().copied().filter(|&(size, count)| size > 0 && count > 0).collect();
+    sorted.sort_unstable();
+    if sorted.len() <= groups.max(1) {
+        return sorted.into_iter().map(|(size, count)| (size, size as u64 * count)).collect();
+    }
+    let total: u64 = sorted.iter().map(|&(size, count)| size as u64 * count).sum();
+    let share = total.div_ceil(groups.max(1) as u64);
+    let mut out = Vec::new();
+    let (mut positions, mut count_in_group) = (0u64, 0u64);
+    for (i, &(size, count)) in sorted.iter().enumerate() {
+        positions += size as u64 * count;
+        count_in_group += count;
+        if positions >= share || i + 1 == sorted.len() {
+            let mean = (positions as f64 / count_in_group as f64).round().max(1.0) as usize;
+            out.push((mean, positions));
+            positions = 0;
+            count_in_group = 0;
+        }
+    }
+    out
+}
+
 /// The bare forward pass's positions per second over passes of the sizes and numbers in
 /// `passes` ((size, count), as the server reports them), on `replicas` replicas at once: each
 /// size's rate measured on its own (for a time that grows with its share of the positions),
 /// and the passes' positions over the time they would take at those rates. Self-play's passes
-/// vary in size, and a small pass costs more per position than the mean size suggests.
+/// vary in size, and a small pass costs more per position than the mean size suggests. Many
+/// sizes are measured as [`pass_groups`] of neighbouring sizes.
 fn bare_forward_of_passes(spec: &Spec, net_config: &NetConfig, passes: &[(usize, u64)], args: &BenchSelfplayArgs, replicas: usize) -> anyhow::Result<f64> {
-    let total: u64 = passes.iter().map(|&(size, count)| size as u64 * count).sum();
+    let groups = pass_groups(passes, MEASURED_PASS_SIZES);
+    let total: u64 = groups.iter().map(|&(_, positions)| positions).sum();
     let mut seconds = 0.0;
-    for &(size, count) in passes {
-        let positions = size as u64 * count;
+    for &(size, positions) in &groups {
         let share = positions as f64 / total.max(1) as f64;
         let duration = Duration::from_secs_f64(0.1 + 2.0 * share);
         let rate = forward_throughput(spec, net_config, &[size], args.device, args.precision, duration, replicas)?[0].positions_per_s;
@@ -341,7 +381,8 @@ impl GameVisitor for Bench<'_> {
         for _ in 0..args.rounds.max(1) {
             for (k, &count) in counts.iter().enumerate() {
                 let workers = count.clamp(1, args.in_flight.max(1));
-                let served = ServedNetwork::serve_in(&network, spec, args.device, args.precision, args.in_flight, workers)?;
+                let serving = Serving { device: args.device, precision: args.precision, gpu_replicas: args.gpu_replicas, gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3) };
+                let served = ServedNetwork::serve_in(&network, spec, serving, args.in_flight, workers)?;
                 let replicas = served.replicas();
                 let evaluator = served.evaluator(0.0, 0)?;
                 let out = std::env::temp_dir().join(format!("gipfzero-bench-selfplay-{}", std::process::id()));
@@ -409,5 +450,30 @@ impl GameVisitor for Bench<'_> {
             println!("positions evaluated per second against {} workers (median of {} rounds): {}", counts[0], args.rounds.max(1), ratios.join(", "));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pass_groups;
+
+    #[test]
+    fn few_pass_sizes_are_measured_apart() {
+        assert_eq!(pass_groups(&[(64, 3), (8, 2), (0, 5), (32, 0)], 12), vec![(8, 16), (64, 192)]);
+    }
+
+    #[test]
+    fn many_pass_sizes_form_groups_of_equal_shares_that_keep_every_position() {
+        let passes: Vec<(usize, u64)> = (1..=512).map(|size| (size, 1 + (size % 3) as u64)).collect();
+        let total: u64 = passes.iter().map(|&(size, count)| size as u64 * count).sum();
+        let groups = pass_groups(&passes, 12);
+        assert!(groups.len() <= 12 && groups.len() >= 10, "{groups:?}");
+        assert_eq!(groups.iter().map(|&(_, positions)| positions).sum::<u64>(), total);
+        // Neighbouring sizes: the mean sizes rise, and each lies inside the range of sizes.
+        assert!(groups.windows(2).all(|pair| pair[0].0 < pair[1].0), "{groups:?}");
+        assert!(groups.iter().all(|&(size, _)| (1..=512).contains(&size)));
+        // Equal shares: no group but the last holds less than a twelfth.
+        let share = total.div_ceil(12);
+        assert!(groups[..groups.len() - 1].iter().all(|&(_, positions)| positions >= share));
     }
 }

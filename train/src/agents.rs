@@ -109,30 +109,84 @@ pub struct ServedNetwork {
     spec: &'static Spec,
 }
 
+/// Where and how a served network computes: the device, the number format, and on a GPU the
+/// server threads and how long a batch waits for the searchers' requests.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Serving {
+    pub device: DeviceChoice,
+    pub precision: Precision,
+    /// Server threads on a GPU, each with its own copy of the weights, launching passes at
+    /// once; 0 = [`DEFAULT_GPU_REPLICAS`]. Ignored on a CPU (a replica per searcher there).
+    pub gpu_replicas: usize,
+    /// On a GPU, how long a batch waits for the rest of the searchers' requests after its
+    /// first (it closes as soon as every searcher has one in); zero takes what is queued.
+    /// Ignored on a CPU, where each searcher's requests go to a replica of its own.
+    pub gpu_wait: Duration,
+}
+
+impl Serving {
+    /// On `device` in f32, with the default server threads and wait.
+    pub fn on(device: DeviceChoice) -> Serving {
+        Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT }
+    }
+
+    /// The server threads for `searchers` searching threads: on a CPU one per searcher up to
+    /// one per core (one forward pass runs on one core, so the searchers' passes run side by
+    /// side); on a GPU `gpu_replicas` (or the default), never more than the searchers (each
+    /// has at most one request waiting).
+    pub fn replicas(&self, searchers: usize) -> usize {
+        if self.device.resolve() == tch::Device::Cpu {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            searchers.clamp(1, cores)
+        } else {
+            let wanted = if self.gpu_replicas == 0 { DEFAULT_GPU_REPLICAS } else { self.gpu_replicas };
+            wanted.clamp(1, searchers.max(1))
+        }
+    }
+}
+
+/// Server threads on a GPU unless configured: one. Measured on an H200 (docs/PERFORMANCE.md,
+/// "GPU"): a pass of the 6 × 64 network costs about 1.7 ms at any batch from 8 to 512, and 2,
+/// 4 or 8 threads passing at once add nothing (the passes take turns), while the searchers'
+/// requests split into smaller batches: self-play at 512 games in flight ran at 62, 53, 43 and
+/// 24 thousand positions a second on 1, 2, 4 and 8 threads.
+pub const DEFAULT_GPU_REPLICAS: usize = 1;
+
+/// How long a GPU batch waits for the rest of the searchers' requests unless configured: a
+/// little more than one pass of a self-play network on an H200 (about 1.7 ms), so that a
+/// pass holds every searcher's leaves and the generation's tail, where searchers have stopped,
+/// loses at most that per pass.
+pub const DEFAULT_GPU_WAIT: Duration = Duration::from_millis(2);
+
 impl ServedNetwork {
     /// Serves `network` (of `spec`'s variant) on `device` to `searchers` threads that search
     /// at once, sending at most `max_batch` positions among them (the games in flight: more
-    /// never come at once). On a CPU every searcher gets a replica of the network, up to one
-    /// per core (one forward pass runs on one core, so the searchers' passes run side by side),
-    /// and a batch closes at a replica's share of `max_batch`; on a GPU one replica gathers
-    /// them all into one batch of up to `max_batch`.
+    /// never come at once), in f32 with the default server threads ([`Serving::replicas`]). On
+    /// a CPU a batch closes at a replica's share of `max_batch`; on a GPU a replica's batch
+    /// waits (up to [`Serving::gpu_wait`]) for a request from each of its share of the
+    /// searchers, up to `max_batch` positions: a pass costs about the same at any size there.
+    /// `searchers` must be threads that each keep a request in while they search (self-play's
+    /// workers); callers whose threads do not (a match's games, which alternate between two
+    /// networks) serve with a zero `gpu_wait`.
     pub fn serve(network: &Network, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        Self::serve_in(network, spec, device, Precision::F32, max_batch, searchers)
+        Self::serve_in(network, spec, Serving::on(device), max_batch, searchers)
     }
 
-    /// [`ServedNetwork::serve`] computing in `precision`.
-    pub fn serve_in(network: &Network, spec: &'static Spec, device: DeviceChoice, precision: Precision, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        // More replicas than cores would only take turns on them.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let on_cpu = device.resolve() == tch::Device::Cpu;
-        let replicas = if on_cpu { searchers.clamp(1, cores) } else { 1 };
-        let max_batch = max_batch.div_ceil(replicas);
+    /// [`ServedNetwork::serve`] as `serving` says.
+    pub fn serve_in(network: &Network, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
+        let replicas = serving.replicas(searchers);
+        let on_cpu = serving.device.resolve() == tch::Device::Cpu;
+        let max_batch = if on_cpu { max_batch.div_ceil(replicas) } else { max_batch };
+        // On a CPU searches send whole steps to replicas of their own: waiting for more
+        // requests would only add latency. On a GPU a pass costs about the same at any size:
+        // the batch waits for every searcher (module docs of `gipfzero_model::inference`).
+        let (max_wait, requesters) = if on_cpu { (Duration::ZERO, 0) } else { (serving.gpu_wait, searchers.div_ceil(replicas).max(1)) };
         let config = ServerConfig {
             max_batch: max_batch.max(1),
-            // Searches send whole steps: waiting for more requests would only add latency.
-            max_wait: Duration::ZERO,
-            device,
-            precision,
+            max_wait,
+            requesters,
+            device: serving.device,
+            precision: serving.precision,
             replicas,
             ..ServerConfig::default()
         };
@@ -141,11 +195,11 @@ impl ServedNetwork {
     }
 
     /// Loads the checkpoint at `path`, checked against `spec`'s variant, and serves it (as
-    /// [`ServedNetwork::serve`]).
-    pub fn load(path: &Path, spec: &'static Spec, device: DeviceChoice, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        let loaded = checkpoint::load(path, spec, device.resolve())
+    /// [`ServedNetwork::serve_in`]).
+    pub fn load(path: &Path, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
+        let loaded = checkpoint::load(path, spec, serving.device.resolve())
             .map_err(|source| AgentsError::Checkpoint { path: path.to_path_buf(), source })?;
-        Self::serve(&loaded.network, spec, device, max_batch, searchers)
+        Self::serve_in(&loaded.network, spec, serving, max_batch, searchers)
     }
 
     /// The threads serving requests (see [`ServedNetwork::serve`]).
@@ -205,9 +259,11 @@ impl AgentChoice {
     }
 
     /// The checkpoint's network served on the best device there is to `searchers` threads
-    /// searching at once.
+    /// searching at once. They play matches, whose games alternate between two agents and
+    /// keep no request in while the other moves: a GPU batch takes what is queued.
     fn serve<G: Game>(path: &Path, position: &G, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        ServedNetwork::load(path, position.spec(), DeviceChoice::Auto, ServerConfig::default().max_batch, searchers)
+        let serving = Serving { gpu_wait: Duration::ZERO, ..Serving::on(DeviceChoice::Auto) };
+        ServedNetwork::load(path, position.spec(), serving, ServerConfig::default().max_batch, searchers)
     }
 
     /// A search over the checkpoint at `path` (this choice's network), owning its server.

@@ -851,7 +851,7 @@ fn play_and_upload<G: Game>(
             checkpoint: Some(player.checkpoint.clone()),
             ..config.self_play.clone()
         };
-        let served = ServedNetwork::serve_in(network, spec, device, config.precision(), generator_config.games_in_flight, workers)?;
+        let served = ServedNetwork::serve_in(network, spec, config.serving(), generator_config.games_in_flight, workers)?;
         let evaluator = served.evaluator(config.self_play.search.rollout_mix, generator_config.seed)?;
         let opponents = league_opponents(&start, config, workers)?;
         Generator::new(start.clone(), generator_config, &round)?.with_opponents(opponents).run(&evaluator, &mut ())?;

@@ -270,12 +270,13 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
             .build()
             .map_err(ArenaError::Threads)?;
         let spec = self.start.spec();
-        let device = self.config.device_choice();
         // The run's workers serve the match's games.
         let searchers = self.config.worker_threads().min(threads);
-        let precision = self.config.precision();
-        let served = ServedNetwork::serve_in(network, spec, device, precision, threads, searchers)?;
-        let opponent_served = opponent_network.map(|n| ServedNetwork::serve_in(n, spec, device, precision, threads, searchers)).transpose()?;
+        // A match's games alternate between two networks: they keep no request in while the
+        // other side moves, so a GPU batch takes what is queued.
+        let serving = crate::agents::Serving { gpu_wait: std::time::Duration::ZERO, ..self.config.serving() };
+        let served = ServedNetwork::serve_in(network, spec, serving, threads, searchers)?;
+        let opponent_served = opponent_network.map(|n| ServedNetwork::serve_in(n, spec, serving, threads, searchers)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());
         if baseline.is_none() && opponent_served.is_none() {
             return Err(ArenaError::MissingNetwork(opponent.to_string()));

@@ -106,13 +106,16 @@ pub(crate) fn league_opponents<G: Game>(start: &G, config: &RunConfig, workers: 
     let names = config.self_play.league.as_ref().map(|league| league.opponents.clone()).unwrap_or_default();
     let spec = start.spec();
     let device = config.device_choice();
+    // An opponent's games alternate with the run's network and keep no request in while it
+    // moves: a GPU batch takes what is queued.
+    let serving = crate::agents::Serving { gpu_wait: std::time::Duration::ZERO, ..config.serving() };
     let mut networks = Vec::new();
     for name in &names {
         let failed = |source: BoxError| GenerationError::Opponent { name: name.clone(), source };
         let opponent: Opponent = name.parse().map_err(|message: String| failed(message.into()))?;
         let network = fixed_network(&opponent, spec, device.resolve()).map_err(|e| failed(Box::new(e)))?;
         let served = network
-            .map(|network| ServedNetwork::serve_in(&network, spec, device, config.precision(), config.self_play.games_in_flight, workers))
+            .map(|network| ServedNetwork::serve_in(&network, spec, serving, config.self_play.games_in_flight, workers))
             .transpose()?;
         networks.push(served);
     }
@@ -132,8 +135,7 @@ impl<G: Game> SelfPlay<G> for ShardSelfPlay<G> {
         let directory = generation_dir(run, generation);
         let config = self.generator_config(seed);
         let spec = self.start.spec();
-        let device = self.config.device_choice();
-        let served = ServedNetwork::serve_in(network, spec, device, self.config.precision(), config.games_in_flight, config.workers)?;
+        let served = ServedNetwork::serve_in(network, spec, self.config.serving(), config.games_in_flight, config.workers)?;
         let evaluator = served.evaluator(self.config.self_play.search.rollout_mix, seed)?;
         let opponents = league_opponents(&self.start, &self.config, config.workers)?;
         let mut generator = Generator::new(self.start.clone(), config.clone(), &directory)?.with_opponents(opponents);

@@ -161,6 +161,13 @@ pub struct ThreadsConfig {
     pub intra_op: usize,
     /// libtorch inter-op threads.
     pub inter_op: usize,
+    /// Inference server threads on a GPU, each dispatching forward passes with its own copy
+    /// of the weights; 0 = the default (`gipfzero_train::agents::DEFAULT_GPU_REPLICAS`).
+    /// Ignored on a CPU, where every worker has a replica.
+    pub gpu_replicas: usize,
+    /// Milliseconds a GPU batch waits for the rest of the workers' requests after its first
+    /// (it closes once every worker has one in; 0 takes what is queued). Ignored on a CPU.
+    pub gpu_wait_ms: f64,
 }
 
 /// The replay window: which recent samples SGD draws from (see [`crate::replay`]).
@@ -448,6 +455,8 @@ impl Default for ThreadsConfig {
             workers: 0,
             intra_op: 1,
             inter_op: 1,
+            gpu_replicas: 0,
+            gpu_wait_ms: crate::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3,
         }
     }
 }
@@ -562,6 +571,16 @@ impl RunConfig {
     /// The forward passes' number format (validated).
     pub fn precision(&self) -> Precision {
         self.precision.parse().expect("validated")
+    }
+
+    /// How the run's networks are served: its device, precision and GPU server threads.
+    pub fn serving(&self) -> crate::agents::Serving {
+        crate::agents::Serving {
+            device: self.device_choice(),
+            precision: self.precision(),
+            gpu_replicas: self.threads.gpu_replicas,
+            gpu_wait: std::time::Duration::from_secs_f64(self.threads.gpu_wait_ms / 1e3),
+        }
     }
 
     /// The run's worker threads: `threads.workers`, or one per core for 0.

@@ -262,6 +262,16 @@ fn wrong_type_is_located() {
 }
 
 #[test]
+fn the_gpu_wait_is_checked_and_reaches_the_serving() {
+    let message = error_text("threads:\n  gpu_wait_ms: -1\n");
+    assert!(message.starts_with("run.yaml:2:16: threads.gpu_wait_ms: must be between 0 and 1000"), "{message}");
+    let config = RunConfig::from_yaml("threads: { gpu_wait_ms: 0.5, gpu_replicas: 2 }\n", "run.yaml").unwrap();
+    let serving = config.serving();
+    assert_eq!((serving.gpu_wait, serving.gpu_replicas), (std::time::Duration::from_micros(500), 2));
+    assert_eq!(RunConfig::embedded_default().serving().gpu_wait, crate::agents::DEFAULT_GPU_WAIT);
+}
+
+#[test]
 fn bad_values_are_located_at_their_key() {
     let text = "game: dvonn\nreplay:\n  max_reuse: 0\n";
     let message = error_text(text);
