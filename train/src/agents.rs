@@ -180,7 +180,10 @@ impl ServedNetwork {
         // On a CPU searches send whole steps to replicas of their own: waiting for more
         // requests would only add latency. On a GPU a pass costs about the same at any size:
         // the batch waits for every searcher (module docs of `gipfzero_model::inference`).
-        let (max_wait, requesters) = if on_cpu { (Duration::ZERO, 0) } else { (serving.gpu_wait, searchers.div_ceil(replicas).max(1)) };
+        // No more searchers send than there are games in flight (a worker without games
+        // sends nothing).
+        let requesters = searchers.min(max_batch).div_ceil(replicas).max(1);
+        let (max_wait, requesters) = if on_cpu { (Duration::ZERO, 0) } else { (serving.gpu_wait, requesters) };
         let config = ServerConfig {
             max_batch: max_batch.max(1),
             max_wait,
