@@ -17,7 +17,9 @@
 #    flight (32 simulations), its batches taking what is queued (`--gpu-wait-ms 0`) and
 #    waiting for every worker (the default), against the bare forward pass at the batch it
 #    reached;
-# 4. two iterations of configs/zertz.yaml (self-play, SGD, checkpoints) from scratch;
+# 4. two iterations of configs/zertz.yaml (self-play, SGD, checkpoints) from scratch, then one
+#    with 4 times the games in flight and per generation (a pass costs about the same at 512
+#    as at 128 on an H200);
 # 5. `bench selfplay` with the network and games in flight of each other shipped GPU config
 #    (dvonn, lyngk, zertz-blitz, zertz-tournament), at 32 simulations so that one wave of
 #    games ends in seconds: positions evaluated per second, which a config's own simulations
@@ -68,6 +70,15 @@ done
 run_dir="$out/zertz-run"
 rm -rf "$run_dir"
 step train 150 "$bin" train "$config" --run-dir "$run_dir" --iterations "$iterations"
+# The same config with 4 times the games in flight and per generation (self_play's keys of
+# the resolved config).
+wide="$out/wide.yaml" wide_dir="$out/wide-run"
+rm -rf "$wide_dir"
+"$bin" train "$config" --print-config | awk '
+    /^[a-z_]+:/ { in_self_play = ($1 == "self_play:") }
+    in_self_play && ($1 == "parallel_games:" || $1 == "games_per_iteration:") { print "  " $1 " " $2 * 4; next }
+    { print }' > "$wide"
+step train-wide 120 "$bin" train "$wide" --run-dir "$wide_dir" --iterations 1
 for name in $others; do
     game=${name%%-*} variant=
     [ "$game" = "$name" ] || variant="--variant ${name#*-}"
@@ -90,19 +101,22 @@ done
                 sed "s/^/in flight $games, wait $wait ms  /"
         done
     done
-    if [ -f "$run_dir/metrics.jsonl" ]; then
-        python3 - "$run_dir/metrics.jsonl" <<'PY'
+    for run in "train:$run_dir" "train-wide:$wide_dir"; do
+        name=${run%%:*} dir=${run#*:}
+        if [ -f "$dir/metrics.jsonl" ]; then
+            python3 - "$dir/metrics.jsonl" "$name" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     m = json.loads(line)
     sp, tr = m["self_play"], m.get("training") or {}
-    print(f"train iteration {m['iteration']}: self-play {sp['positions']} positions in {sp['seconds']:.1f} s "
+    print(f"{sys.argv[2]} iteration {m['iteration']}: self-play {sp['games']} games, {sp['positions']} positions in {sp['seconds']:.1f} s "
           f"({sp['positions_per_second']:.0f}/s), SGD {tr.get('steps', 0)} steps in {tr.get('seconds', 0):.1f} s, "
           f"elapsed {m['elapsed_s']:.1f} s, cpu {m.get('cpu_s') or 0:.0f} s")
 PY
-    else
-        echo "train: no metrics (see $out/train.txt)"
-    fi
+        else
+            echo "$name: no metrics (see $out/$name.txt)"
+        fi
+    done
     for name in $others; do
         grep -h -E "^(self-play|bare forward)" "$out/config-$name.txt" 2>/dev/null | sed "s/^/$name  /"
     done
