@@ -378,10 +378,10 @@ impl GameVisitor for Bench<'_> {
         // selfplay` and training run.
         let counts = if args.workers.is_empty() { vec![rayon::current_num_threads()] } else { args.workers.clone() };
         let mut measured: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
+        let serving = Serving { device: args.device, precision: args.precision, gpu_replicas: args.gpu_replicas, gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3) };
         for _ in 0..args.rounds.max(1) {
             for (k, &count) in counts.iter().enumerate() {
                 let workers = count.clamp(1, args.in_flight.max(1));
-                let serving = Serving { device: args.device, precision: args.precision, gpu_replicas: args.gpu_replicas, gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3) };
                 let served = ServedNetwork::serve_in(&network, spec, serving, args.in_flight, workers)?;
                 let replicas = served.replicas();
                 let evaluator = served.evaluator(0.0, 0)?;

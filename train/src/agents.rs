@@ -130,6 +130,13 @@ impl Serving {
         Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT }
     }
 
+    /// The same, for searchers that keep no request in while they wait: a match's games (and
+    /// a league opponent's), which alternate between two agents. A GPU batch takes what is
+    /// queued instead of waiting for requests that will not come while the other side moves.
+    pub fn for_matches(self) -> Serving {
+        Serving { gpu_wait: Duration::ZERO, ..self }
+    }
+
     /// The server threads for `searchers` searching threads: on a CPU one per searcher up to
     /// one per core (one forward pass runs on one core, so the searchers' passes run side by
     /// side); on a GPU `gpu_replicas` (or the default), never more than the searchers (each
@@ -175,15 +182,16 @@ impl ServedNetwork {
     /// [`ServedNetwork::serve`] as `serving` says.
     pub fn serve_in(network: &Network, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let replicas = serving.replicas(searchers);
-        let on_cpu = serving.device.resolve() == tch::Device::Cpu;
-        let max_batch = if on_cpu { max_batch.div_ceil(replicas) } else { max_batch };
-        // On a CPU searches send whole steps to replicas of their own: waiting for more
-        // requests would only add latency. On a GPU a pass costs about the same at any size:
-        // the batch waits for every searcher (module docs of `gipfzero_model::inference`).
-        // No more searchers send than there are games in flight (a worker without games
-        // sends nothing).
-        let requesters = searchers.min(max_batch).div_ceil(replicas).max(1);
-        let (max_wait, requesters) = if on_cpu { (Duration::ZERO, 0) } else { (serving.gpu_wait, requesters) };
+        let (max_batch, max_wait, requesters) = if serving.device.resolve() == tch::Device::Cpu {
+            // Searches send whole steps to replicas of their own: waiting for more requests
+            // would only add latency.
+            (max_batch.div_ceil(replicas), Duration::ZERO, 0)
+        } else {
+            // A pass costs about the same at any size: the batch waits for every searcher
+            // (module docs of `gipfzero_model::inference`), and no more searchers send than
+            // there are games in flight (a worker without games sends nothing).
+            (max_batch, serving.gpu_wait, searchers.min(max_batch).div_ceil(replicas).max(1))
+        };
         let config = ServerConfig {
             max_batch: max_batch.max(1),
             max_wait,
@@ -262,10 +270,9 @@ impl AgentChoice {
     }
 
     /// The checkpoint's network served on the best device there is to `searchers` threads
-    /// searching at once. They play matches, whose games alternate between two agents and
-    /// keep no request in while the other moves: a GPU batch takes what is queued.
+    /// searching at once, for matches ([`Serving::for_matches`]).
     fn serve<G: Game>(path: &Path, position: &G, searchers: usize) -> Result<ServedNetwork, AgentsError> {
-        let serving = Serving { gpu_wait: Duration::ZERO, ..Serving::on(DeviceChoice::Auto) };
+        let serving = Serving::on(DeviceChoice::Auto).for_matches();
         ServedNetwork::load(path, position.spec(), serving, ServerConfig::default().max_batch, searchers)
     }
 

@@ -272,9 +272,7 @@ impl<G: Game> Arena<G> for NetworkArena<G> {
         let spec = self.start.spec();
         // The run's workers serve the match's games.
         let searchers = self.config.worker_threads().min(threads);
-        // A match's games alternate between two networks: they keep no request in while the
-        // other side moves, so a GPU batch takes what is queued.
-        let serving = crate::agents::Serving { gpu_wait: std::time::Duration::ZERO, ..self.config.serving() };
+        let serving = self.config.serving().for_matches();
         let served = ServedNetwork::serve_in(network, spec, serving, threads, searchers)?;
         let opponent_served = opponent_network.map(|n| ServedNetwork::serve_in(n, spec, serving, threads, searchers)).transpose()?;
         let baseline = opponent.is_baseline().then(|| opponent.to_string());

@@ -106,9 +106,7 @@ pub(crate) fn league_opponents<G: Game>(start: &G, config: &RunConfig, workers: 
     let names = config.self_play.league.as_ref().map(|league| league.opponents.clone()).unwrap_or_default();
     let spec = start.spec();
     let device = config.device_choice();
-    // An opponent's games alternate with the run's network and keep no request in while it
-    // moves: a GPU batch takes what is queued.
-    let serving = crate::agents::Serving { gpu_wait: std::time::Duration::ZERO, ..config.serving() };
+    let serving = config.serving().for_matches();
     let mut networks = Vec::new();
     for name in &names {
         let failed = |source: BoxError| GenerationError::Opponent { name: name.clone(), source };
