@@ -57,6 +57,16 @@ pub trait Agent<G: Game>: Send {
     fn last_evaluated_share(&self) -> Option<f64> {
         None
     }
+
+    /// Searches `position` (a turn start) once with its setting without choosing anything,
+    /// and answers how many of the simulations ended in an evaluation: what a time budget
+    /// times to learn the agent's speed before it sizes the turn, instead of playing the turn
+    /// itself on a guess. An agent that reuses its tree keeps the work for the turn that
+    /// follows. `None` when the agent does not search (the caller then learns its speed from
+    /// the turn).
+    fn probe(&mut self, _position: &G) -> Result<Option<u32>, AgentError> {
+        Ok(None)
+    }
 }
 
 /// The legal turns of `position`, or why there are none to choose from.
@@ -296,6 +306,13 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
         }
         self.config = config;
         true
+    }
+
+    fn probe(&mut self, position: &G) -> Result<Option<u32>, AgentError> {
+        turns_to_choose(position, &mut Vec::new())?;
+        let seed = self.seed.wrapping_add(self.games);
+        let search = Self::search_at(&mut self.search, &self.config, seed, position)?;
+        Ok(Some(search.run(&self.evaluator)?.evaluated))
     }
 
     fn last_evaluated_share(&self) -> Option<f64> {

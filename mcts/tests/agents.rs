@@ -121,6 +121,23 @@ fn mcts_agent_reuses_its_tree_across_the_opponents_turn() {
 }
 
 #[test]
+fn a_probe_searches_without_choosing_and_the_turn_keeps_its_work() {
+    let config = SearchConfig::evaluation(50, RootPolicy::Puct);
+    let mut agent = MctsAgent::new("mcts", UniformEvaluator, config, 0).unwrap();
+    let position = Nim::new(40, NimRules::CLASSIC);
+    let evaluated = agent.probe(&position).unwrap().expect("a search agent probes");
+    assert!(evaluated > 0 && evaluated <= 50, "{evaluated}");
+    assert!(agent.last_results().is_empty(), "a probe chooses nothing");
+    agent.choose_turn(&position).unwrap();
+    let first = &agent.last_results()[0];
+    let inherited = first.visits.iter().sum::<u32>() - first.simulations;
+    assert!(inherited >= evaluated, "the turn's search started from the probe's tree: {inherited} < {evaluated}");
+    // Nothing to probe at a finished game; agents that do not search have no probe.
+    assert!(matches!(agent.probe(&Nim::new(0, NimRules::CLASSIC)), Err(AgentError::GameOver)));
+    assert_eq!(RandomAgent::new(1).probe(&position).unwrap(), None);
+}
+
+#[test]
 fn a_played_game_is_a_legal_record() {
     let mut a = GreedyAgent::new(1);
     let mut b = rollout_agent::<Nim>(50, 1).unwrap();

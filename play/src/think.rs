@@ -2,9 +2,9 @@
 //!
 //! Why simulations stand in for time: the search is driven by a simulation count, and a
 //! search stopped half way would have no result. A [`Thinker`] measures how many simulations
-//! per second its agent manages on this machine and this game (it keeps a running estimate,
-//! the first turn being a small probe) and sizes each search to fit the time it is given. A
-//! [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
+//! per second its agent manages on this machine and this game (a running estimate, started
+//! by a small probe search before the first turn) and sizes each search to fit the time it
+//! is given. A [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -143,7 +143,8 @@ impl AgentSource for Baseline {
     }
 }
 
-/// Simulations of the first timed turn, which measures the speed.
+/// Simulations of the probe search that measures the speed before the first timed turn (or
+/// of that turn itself, for an agent that cannot probe).
 const PROBE_SIMULATIONS: u32 = 16;
 /// Bounds of a timed search.
 const MIN_SIMULATIONS: u32 = 2;
@@ -224,8 +225,45 @@ impl<G: Game, S: AgentSource> Thinker<G, S> {
         Ok(())
     }
 
+    /// Under a time budget with no speed measured yet, a probe search of `position`
+    /// ([`Agent::probe`], kept in the agent's tree) measures it, and the turn gets the time
+    /// the probe left: so the first timed turn of a game is sized like the others, not a
+    /// probe of a few simulations played in milliseconds out of a second. The budget is
+    /// returned as it came otherwise, and when the agent cannot probe or the probe ended on
+    /// proven positions only (the turn is then the probe, as it costs nothing).
+    fn probe(&mut self, position: &G, budget: Budget) -> Result<Budget, ThinkError> {
+        let Budget::Time(time) = budget else { return Ok(budget) };
+        if self.rate.is_some() || !self.source.searches() {
+            return Ok(budget);
+        }
+        self.prepare(position, budget)?;
+        let (_, agent) = self.agent.as_mut().expect("prepared above");
+        // Twice, timing the second: a fresh network's first search is several times slower
+        // than the next (libtorch allocating as it goes: 19 ms against 7 for 16 simulations
+        // of the ZÈRTZ network). The first probe's work stays in a reused tree too.
+        let started = Instant::now();
+        agent.probe(position)?;
+        let warm = started.elapsed();
+        let evaluated = agent.probe(position)?;
+        let took = started.elapsed() - warm;
+        match evaluated {
+            Some(evaluated) if evaluated > 0 => {
+                // The probe timed one search, and the speed is counted per turn: a turn
+                // searches once per action (ZÈRTZ's placement and ring removal are two), so
+                // the probe's speed is shared out over the most actions a turn here has.
+                let mut turns = Vec::new();
+                position.legal_turns(&mut turns);
+                let actions = turns.iter().map(|turn| position.turn_actions(turn).len()).max().unwrap_or(1);
+                self.rate = Some(evaluated as f64 / took.as_secs_f64().max(1e-4) / actions.max(1) as f64);
+                Ok(Budget::Time(time.saturating_sub(warm + took)))
+            }
+            _ => Ok(budget),
+        }
+    }
+
     /// Chooses a turn for the player to move in `position` (at a turn start) within `budget`.
     pub fn choose(&mut self, position: &G, budget: Budget) -> Result<G::Turn, ThinkError> {
+        let budget = self.probe(position, budget)?;
         self.prepare(position, budget)?;
         let simulations = self.simulations(budget);
         self.last_simulations = simulations;
@@ -293,7 +331,8 @@ pub struct TimedAgent<G: Game, S> {
     /// Turns and thinking time of this game.
     turns: u32,
     used: Duration,
-    /// Time asked for and taken on the turns sized from a measured speed (not the probe).
+    /// Time asked for and taken on the turns sized from a speed measured on earlier turns
+    /// (not the first, sized from the probe alone).
     asked: Duration,
     taken: Duration,
 }
@@ -436,6 +475,7 @@ impl GameClock {
 mod tests {
     use super::*;
     use gipfzero_games::dvonn::Dvonn;
+    use gipfzero_games::zertz::{Variant, Zertz};
 
     #[test]
     fn baseline_specs_are_checked_and_budgets_resize_rollouts() {
@@ -468,9 +508,12 @@ mod tests {
         let budget = Budget::Time(Duration::from_millis(30));
         assert_eq!(thinker.simulations(budget), Some(PROBE_SIMULATIONS));
         let position = Dvonn::new();
-        thinker.choose(&position, budget).unwrap();
+        // The probe measured the speed before the turn, which was sized from it (its 16
+        // playouts take a small part of the 200 ms, even in a debug build).
+        thinker.choose(&position, Budget::Time(Duration::from_millis(200))).unwrap();
         let rate = thinker.rate.expect("measured");
         assert!(rate > 0.0);
+        assert!(thinker.last_simulations() > Some(PROBE_SIMULATIONS), "{:?}", thinker.last_simulations());
         let sized = thinker.simulations(budget).unwrap();
         assert_eq!(
             sized,
@@ -516,7 +559,9 @@ mod tests {
             let wanted = thinker.setting(budget);
             assert!(wanted.timed && wanted.simulations.is_some());
             let turn = thinker.choose(&position, budget).unwrap();
-            assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(wanted));
+            // Sized to the turn's simulations (the first after the probe, from what it left).
+            let turned = Setting { simulations: thinker.last_simulations(), timed: true };
+            assert_eq!(thinker.agent.as_ref().map(|(built, _)| *built), Some(turned));
             position.play(&turn);
         }
         // One agent, built for time (the source's timed agent), resized since.
@@ -612,6 +657,10 @@ mod tests {
         fn last_evaluated_share(&self) -> Option<f64> {
             Some(self.share())
         }
+        fn probe(&mut self, _: &G) -> Result<Option<u32>, AgentError> {
+            std::thread::sleep((Duration::from_micros(20) * self.simulations).mul_f64(self.share()));
+            Ok(Some((self.simulations as f64 * self.share()) as u32))
+        }
     }
 
     struct SleepySource(Arc<std::sync::atomic::AtomicU32>);
@@ -656,6 +705,34 @@ mod tests {
         turn(&mut thinker);
         let half = thinker.rate.unwrap();
         assert!(half > rate / 2.0 && half < rate * 1.5, "{rate} then {half}");
+    }
+
+    #[test]
+    fn the_probe_sizes_the_first_turn_per_action_of_a_turn() {
+        let proven = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let time = Duration::from_millis(20);
+        // A ZÈRTZ placement is two searched actions (the marble, the ring removed), so the
+        // speed per turn is half the probe's speed per search (at most 50,000 simulations a
+        // second: sleeps overshoot, never undershoot); a DVONN turn is one action.
+        let mut zertz: Thinker<Zertz, _> = Thinker::new(SleepySource(proven.clone()), 1);
+        let left = zertz.probe(&Zertz::new(Variant::Standard), Budget::Time(time)).unwrap();
+        let per_turn = zertz.rate.unwrap();
+        assert!(per_turn <= 25_000.0, "{per_turn}");
+        let mut dvonn: Thinker<Dvonn, _> = Thinker::new(SleepySource(proven.clone()), 1);
+        dvonn.probe(&Dvonn::new(), Budget::Time(time)).unwrap();
+        assert!(dvonn.rate.unwrap() <= 50_000.0);
+        // The turn gets what the probe's two searches (2 × 16 × 20 µs at least) left, and is
+        // sized from it.
+        let Budget::Time(left) = left else { panic!("a time budget stays one") };
+        assert!(left <= time - Duration::from_micros(640), "{left:?}");
+        zertz.choose(&Zertz::new(Variant::Standard), Budget::Time(time)).unwrap();
+        assert!(zertz.last_simulations() > Some(PROBE_SIMULATIONS));
+        // Every probe simulation on proven nodes: no speed to learn, the turn is the probe.
+        proven.store(4, Ordering::Relaxed);
+        let mut done: Thinker<Dvonn, _> = Thinker::new(SleepySource(proven), 1);
+        assert_eq!(done.probe(&Dvonn::new(), Budget::Time(time)).unwrap(), Budget::Time(time));
+        done.choose(&Dvonn::new(), Budget::Time(time)).unwrap();
+        assert_eq!((done.rate, done.last_simulations()), (None, Some(PROBE_SIMULATIONS)));
     }
 
     #[test]

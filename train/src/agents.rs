@@ -373,6 +373,10 @@ impl<G: Game> Agent<G> for NetworkAgent<G> {
     fn last_evaluated_share(&self) -> Option<f64> {
         self.agent.last_evaluated_share()
     }
+
+    fn probe(&mut self, position: &G) -> Result<Option<u32>, AgentError> {
+        self.agent.probe(position)
+    }
 }
 
 impl AgentSource for AgentChoice {
