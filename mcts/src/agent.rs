@@ -202,6 +202,12 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
         &self.last_results
     }
 
+    /// The seed of this game's search tree: the one tree that a probe
+    /// ([`Agent::probe`]) grows and the turn after it searches on.
+    fn tree_seed(&self) -> u64 {
+        self.seed.wrapping_add(self.games)
+    }
+
     /// A search rooted at `position`, reusing the previous tree when `position` follows from
     /// its root by one legal turn (or is its root).
     fn search_at<'a>(
@@ -264,7 +270,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
         let mut turns = Vec::new();
         turns_to_choose(position, &mut turns)?;
-        let seed = self.seed.wrapping_add(self.games);
+        let seed = self.tree_seed();
         let search = Self::search_at(&mut self.search, &self.config, seed, position)?;
         let evaluator = &self.evaluator;
         self.last_results.clear();
@@ -310,7 +316,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
 
     fn probe(&mut self, position: &G) -> Result<Option<u32>, AgentError> {
         turns_to_choose(position, &mut Vec::new())?;
-        let seed = self.seed.wrapping_add(self.games);
+        let seed = self.tree_seed();
         let search = Self::search_at(&mut self.search, &self.config, seed, position)?;
         Ok(Some(search.run(&self.evaluator)?.evaluated))
     }

@@ -4,7 +4,8 @@
 //! search stopped half way would have no result. A [`Thinker`] measures how many simulations
 //! per second its agent manages on this machine and this game (a running estimate, started
 //! by a small probe search before the first turn) and sizes each search to fit the time it
-//! is given. A [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the turns to come.
+//! is given. A [`GameClock`] shares a whole game's time (CodeCup's 5 seconds) out over the
+//! turns to come.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
