@@ -14,6 +14,7 @@ use thiserror::Error;
 
 use crate::config::{InvalidSetting, RootPolicy, SearchConfig};
 use crate::evaluator::{Evaluator, RolloutEvaluator};
+use crate::endgame::EndgameSearch;
 use crate::search::{Search, SearchError, SearchResult};
 
 /// Why an agent could not choose a turn.
@@ -171,6 +172,11 @@ pub struct MctsAgent<G: Game, E> {
     games: u64,
     search: Option<Search<G>>,
     last_results: Vec<SearchResult>,
+    /// The exact search tried before each turn's tree search (`endgame_nodes` above 0), its
+    /// table kept for the game.
+    endgame: EndgameSearch,
+    /// The last turn was proven by the exact search, so no tree search ran.
+    last_proven: bool,
 }
 
 impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
@@ -189,6 +195,8 @@ impl<G: Game, E: Evaluator<G>> MctsAgent<G, E> {
             games: 0,
             search: None,
             last_results: Vec::new(),
+            endgame: EndgameSearch::new(),
+            last_proven: false,
         })
     }
 
@@ -270,10 +278,22 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     fn choose_turn(&mut self, position: &G) -> Result<G::Turn, AgentError> {
         let mut turns = Vec::new();
         turns_to_choose(position, &mut turns)?;
+        self.last_results.clear();
+        self.last_proven = false;
+        if self.config.endgame_nodes > 0 && turns.len() > 1 {
+            let budget = self.config.endgame_nodes as u64 * self.config.simulations as u64;
+            if let Some(solved) = self.endgame.solve(position, budget) {
+                // A proven win or draw is played; a proven loss goes to the tree search, whose
+                // network knows which turn gives the opponent most chances to go wrong.
+                if solved.value >= 0 {
+                    self.last_proven = true;
+                    return Ok(turns.swap_remove(solved.turn));
+                }
+            }
+        }
         let seed = self.tree_seed();
         let search = Self::search_at(&mut self.search, &self.config, seed, position)?;
         let evaluator = &self.evaluator;
-        self.last_results.clear();
         let mut actions: Vec<Action> = Vec::new();
         loop {
             let result = search.run(evaluator)?;
@@ -297,6 +317,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
 
     fn new_game(&mut self) {
         self.search = None;
+        self.endgame.clear();
         self.games += 1;
     }
 
@@ -322,6 +343,10 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MctsAgent<G, E> {
     }
 
     fn last_evaluated_share(&self) -> Option<f64> {
+        if self.last_proven {
+            // The exact search decided: no simulation ran, nothing was evaluated.
+            return Some(0.0);
+        }
         let budget: u64 = self.last_results.iter().map(|r| r.budget as u64).sum();
         let evaluated: u64 = self.last_results.iter().map(|r| r.evaluated as u64).sum();
         (budget > 0).then(|| evaluated as f64 / budget as f64)

@@ -16,6 +16,10 @@
 //!   Dirichlet noise, or Gumbel AlphaZero (Gumbel-top-k, sequential halving, completed Q,
 //!   improved policy targets); playout-cap randomisation; tree reuse; temperature schedules.
 //!   All settings are in [`SearchConfig`].
+//! - **Exact endgames beside the tree.** [`endgame`] proves a position's result by
+//!   alpha-beta over whole turns with a transposition table, within a budget of positions; a
+//!   timed agent tries it before its tree search ([`SearchConfig::endgame_nodes`]), where a
+//!   network's value is least reliable: near the end.
 //! - **Small nodes.** The tree is two arenas indexed by `u32`: a node takes [`NODE_BYTES`]
 //!   (32) bytes and each of its legal actions an edge of [`EDGE_BYTES`] (20) bytes, created
 //!   when the node is evaluated; positions are not stored but replayed from the root.
@@ -44,6 +48,7 @@
 pub mod agent;
 pub mod arena;
 pub mod config;
+pub mod endgame;
 pub mod evaluator;
 pub mod noise;
 pub mod pool;
@@ -61,6 +66,7 @@ pub use config::{
     DirichletNoise, GumbelConfig, InvalidSetting, PlayoutCap, RootPolicy, SearchConfig, Ucb1Config,
     TemperatureStep,
 };
+pub use endgame::{EndgameSearch, Solved};
 pub use evaluator::{LeafBatch, EvalError, Evaluator, MixedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use pool::{run_lockstep, SearchPool, StepBuffers};
 pub use search::{Search, SearchError, SearchResult};

@@ -37,6 +37,14 @@ pub const MODELS_ENV: &str = "GIPFZERO_MODELS";
 /// with a fixed number of simulations keeps one leaf: the sequential algorithm exactly.
 pub const TIMED_LEAVES_PER_TREE: u32 = 8;
 
+/// Positions an exact endgame search may make per simulation before a timed network turn's
+/// tree search (`SearchConfig::endgame_nodes`): 64 cost about a tenth of the turn when it
+/// proves nothing (the PrimaDvonna matches of docs/RESULTS.md saw 15 % fewer simulations a turn) (the search makes about 6.4 million DVONN positions a second, `cargo bench
+/// -p gipfzero-mcts --bench endgame`; a simulation of the shipped DVONN network under a time
+/// takes about 100 µs; twenty-eighth session, AMD EPYC), and a proven win or draw is then
+/// played in milliseconds.
+pub const TIMED_ENDGAME_NODES: u32 = 64;
+
 /// The folder of the shipped networks: `$GIPFZERO_MODELS` when set, else `models/` of the
 /// source tree this binary was built from (a binary copied to another machine takes the
 /// variable).
@@ -408,7 +416,8 @@ impl AgentSource for AgentChoice {
     }
 
     /// A network under a time budget collects [`TIMED_LEAVES_PER_TREE`] leaves per forward
-    /// pass (kept apart by virtual loss); a baseline is its own agent.
+    /// pass (kept apart by virtual loss) and tries an exact endgame search first
+    /// ([`TIMED_ENDGAME_NODES`]); a baseline is its own agent.
     fn timed_agent<G: Game>(&self, position: &G, simulations: u32, seed: u64) -> Result<Box<dyn Agent<G>>, AgentsError> {
         match self {
             AgentChoice::Baseline(_) => self.agent(position, Some(simulations), seed),
@@ -417,6 +426,7 @@ impl AgentSource for AgentChoice {
                 let config = SearchConfig {
                     leaves_per_tree: TIMED_LEAVES_PER_TREE,
                     stop_when_decided: true,
+                    endgame_nodes: TIMED_ENDGAME_NODES,
                     ..search.config()
                 };
                 self.network_agent(path, position, &config, seed)
