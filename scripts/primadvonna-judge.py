@@ -20,6 +20,7 @@ usage: primadvonna-judge.py RECORDS LOGS OUT --at 0,4,8 [--time 10] [--seed 1]
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def main():
     parser.add_argument('--gipfzero', default='target/release/gipfzero')
     parser.add_argument('--primadvonna', default='~/.cache/gipfzero/primadvonna/player')
     args = parser.parse_args()
-    primadvonna = subprocess.os.path.expanduser(args.primadvonna)
+    primadvonna = os.path.expanduser(args.primadvonna)
     ks = [int(k) for k in args.at.split(',')]
     totals = {k: [0.0, 0.0, 0] for k in ks}
     with open(args.records) as records, open(args.out, 'w') as out:

@@ -159,12 +159,11 @@ impl EndgameSearch {
             (_, true) => (value, 1),
             _ => (value, value),
         };
-        let bounds = Bounds { lower, upper, best: turn as u16 };
-        let merged = match self.table.get(&key) {
-            Some(old) => Bounds { lower: old.lower.max(bounds.lower), upper: old.upper.min(bounds.upper), best: bounds.best },
-            None => bounds,
-        };
-        self.table.insert(key, merged);
+        let best = turn as u16;
+        self.table
+            .entry(key)
+            .and_modify(|old| *old = Bounds { lower: old.lower.max(lower), upper: old.upper.min(upper), best })
+            .or_insert(Bounds { lower, upper, best });
         Ok((value, turn))
     }
 }

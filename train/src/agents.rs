@@ -39,9 +39,10 @@ pub const TIMED_LEAVES_PER_TREE: u32 = 8;
 
 /// Positions an exact endgame search may make per simulation before a timed network turn's
 /// tree search (`SearchConfig::endgame_nodes`): 64 cost about a tenth of the turn when it
-/// proves nothing (the PrimaDvonna matches of docs/RESULTS.md saw 15 % fewer simulations a turn) (the search makes about 6.4 million DVONN positions a second, `cargo bench
+/// proves nothing (the search makes about 6.4 million DVONN positions a second, `cargo bench
 /// -p gipfzero-mcts --bench endgame`; a simulation of the shipped DVONN network under a time
-/// takes about 100 µs; twenty-eighth session, AMD EPYC), and a proven win or draw is then
+/// takes about 100 µs; twenty-eighth session, AMD EPYC; the PrimaDvonna matches of
+/// docs/RESULTS.md saw 15 % fewer simulations a turn), and a proven win or draw is then
 /// played in milliseconds.
 pub const TIMED_ENDGAME_NODES: u32 = 64;
 
