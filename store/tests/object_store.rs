@@ -8,13 +8,10 @@
 //! file (each test under its own prefix); it stops when this test process ends, since it
 //! watches its standard input, a pipe from here.
 #![cfg(feature = "object")]
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::sync::{Barrier, Mutex, OnceLock};
+use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
