@@ -6,7 +6,8 @@
 #   build links that one;
 # - otherwise a Python venv with the pip wheel torch==2.11.0 is created once per user, in
 #   ${GIPFZERO_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gipfzero/torch-2.11.0}, shared by
-#   every clone on the machine, and VIRTUAL_ENV, PATH and LIBTORCH_USE_PYTORCH=1 are exported.
+#   every clone on the machine, and VIRTUAL_ENV, PATH and LIBTORCH_USE_PYTORCH=1 are exported;
+#   with a CUDA build of torch, the CUDA headers the CUDA graph shim needs are added to it.
 # The install is idempotent and safe against interruption: a marker file is written only
 # after pip succeeded, and a directory without it is rebuilt; a lock serialises concurrent
 # installs from several clones.
@@ -30,6 +31,25 @@ gipfzero_install_torch() {
     ) 9>"$venv.lock"
 }
 
+# The CUDA runtime's crt/ headers, which libtorch's CUDA headers include and the wheel's
+# nvidia packages leave out: model/build.rs needs them to build the CUDA graph shim
+# (model/src/cuda_graph.rs). A few hundred kB, installed once per venv, only for a CUDA build of
+# torch; when it cannot be installed (offline, a CUDA without the package) the build goes on
+# without CUDA graphs, and removing $venv/.gipfzero-cuda-headers tries again.
+gipfzero_install_cuda_headers() {
+    local venv=$1
+    (
+        flock 9 || exit 1
+        if [ -f "$venv/.gipfzero-cuda-headers" ]; then exit 0; fi
+        cuda=$("$venv/bin/python" -c "import torch; print(torch.version.cuda or '')") || exit 1
+        if [ -n "$cuda" ] && ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+                "nvidia-cuda-crt==$cuda.*"; then
+            echo "gipfzero: could not install nvidia-cuda-crt==$cuda.*: building without CUDA graphs" >&2
+        fi
+        touch "$venv/.gipfzero-cuda-headers"
+    ) 9>"$venv.lock"
+}
+
 if [ -n "${LIBTORCH:-}" ]; then
     export LIBTORCH
     unset LIBTORCH_USE_PYTORCH
@@ -40,6 +60,9 @@ else
             echo "gipfzero: could not install torch==$gipfzero_torch_version into $gipfzero_venv" >&2
             return 1 2>/dev/null || exit 1
         }
+    fi
+    if [ ! -f "$gipfzero_venv/.gipfzero-cuda-headers" ]; then
+        gipfzero_install_cuda_headers "$gipfzero_venv"
     fi
     export VIRTUAL_ENV=$gipfzero_venv
     export PATH="$gipfzero_venv/bin:$PATH"

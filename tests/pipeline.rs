@@ -293,7 +293,7 @@ fn the_gpu_check_runs_its_steps_and_prints_one_table() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     let table = std::fs::read_to_string(dir.join("table.txt")).unwrap();
     assert_eq!(table, text(&output.stdout));
-    for line in ["f32  bare forward    batch  512", "bf16  server 4 clients", "f32  bare forward    batch  512 x 2 replicas", "in flight 16, wait 2 ms  self-play:", "in flight 16, wait 2 ms  bare forward on ", "train iteration 0: self-play", "train-wide iteration 0: self-play 16 games", "dvonn  self-play:", "dvonn  bare forward on "] {
+    for line in ["f32  bare forward    batch  512", "bf16  server 4 clients", "f32  bare forward    batch  512 x 2 replicas", "in flight 16, plain  self-play:", "in flight 16, graphs  bare forward on ", "f32  cuda graphs     batch  512:", "f32  cuda graphs     batch   50: largest difference from a plain pass 0.000e0", "train iteration 0: self-play", "train-wide iteration 0: self-play 16 games", "dvonn  self-play:", "dvonn  bare forward on "] {
         assert!(table.contains(line), "no {line:?} in\n{table}");
     }
 }

@@ -6,9 +6,37 @@ use std::time::{Duration, Instant};
 use gipfzero_games::{Action, Spec};
 use tch::{Device, Kind, Tensor};
 
-use crate::inference::{InferenceError, InferenceServer, Precision, ServerConfig};
+use thiserror::Error;
+
+use crate::cuda_graph::{Buckets, GraphError};
+use crate::inference::{InferenceError, InferenceServer, Precision, ServerConfig, DEFAULT_PAD_ROWS};
 use crate::network::{NetConfig, NetConfigError, Network};
 use crate::runtime::DeviceChoice;
+
+/// How a benchmark's passes run: where, in which precision, and whether in the CUDA graph
+/// buckets the inference server uses with `cuda_graphs` ([`crate::cuda_graph`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PassSetting {
+    pub device: DeviceChoice,
+    pub precision: Precision,
+    pub cuda_graphs: bool,
+}
+
+impl PassSetting {
+    /// Plain passes on `device` in `precision`.
+    pub fn plain(device: DeviceChoice, precision: Precision) -> PassSetting {
+        PassSetting { device, precision, cuda_graphs: false }
+    }
+}
+
+/// Why a measurement could not be taken.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Network(#[from] NetConfigError),
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+}
 
 /// Positions per second at one batch size.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -29,56 +57,57 @@ pub fn random_observations(spec: &Spec, positions: usize) -> Vec<f32> {
 
 /// The bare forward pass (no gradients, outputs copied back to the CPU as the server does) of
 /// a freshly initialised `net_config` network, for each batch size, each measured for about
-/// `duration` after one warm-up pass. `replicas` threads run passes at the same time, each on
-/// its own copy of the network (as the inference server's replicas do), and their positions
-/// are added up; each thread keeps the caller's intra-op thread count. In `precision` as the
-/// server computes (weights and inputs in bf16 for [`Precision::Bf16`]).
+/// `duration` after one warm-up pass (which captures the graph with `setting.cuda_graphs`).
+/// `replicas` threads run passes at the same time, each on its own copy of the network (as
+/// the inference server's replicas do), and their positions are added up; each thread keeps
+/// the caller's intra-op thread count. In `setting.precision` as the server computes (weights
+/// and inputs in bf16 for [`Precision::Bf16`]).
 pub fn forward_throughput(
     spec: &Spec,
     net_config: &NetConfig,
     batch_sizes: &[usize],
-    device: DeviceChoice,
-    precision: Precision,
+    setting: PassSetting,
     duration: Duration,
     replicas: usize,
-) -> Result<Vec<Throughput>, NetConfigError> {
-    let device = device.resolve();
+) -> Result<Vec<Throughput>, BenchError> {
+    let device = setting.device.resolve();
     let network = Network::new(spec, net_config, device)?;
     let intra_op = tch::get_num_threads();
-    Ok(batch_sizes
+    batch_sizes
         .iter()
         .map(|&batch| {
             let observations = random_observations(spec, batch);
             let start = Instant::now();
-            let passes: usize = thread::scope(|scope| {
+            let passes: Result<usize, BenchError> = thread::scope(|scope| {
                 let threads: Vec<_> = (0..replicas.max(1))
                     .map(|_| {
-                        let mut network = network.copy_to(device);
-                        if precision == Precision::Bf16 {
-                            network.var_store_mut().bfloat16();
-                        }
+                        let network = served_copy(&network, device, setting.precision);
                         let observations = &observations;
                         scope.spawn(move || {
                             tch::set_num_threads(intra_op);
-                            let xs = Tensor::from_slice(observations)
-                                .reshape([batch as i64, spec.observation_len() as i64])
-                                .to_device(device)
-                                .to_kind(network.parameter_kind());
-                            let pass = || {
-                                let output = tch::no_grad(|| network.forward(&xs));
+                            let cpu = Tensor::from_slice(observations).reshape([batch as i64, spec.observation_len() as i64]);
+                            let mut buckets = setting.cuda_graphs.then(|| Buckets::new(batch, DEFAULT_PAD_ROWS));
+                            let xs = cpu.to_device(device).to_kind(network.parameter_kind());
+                            let mut pass = || -> Result<(), BenchError> {
                                 // Reading the results back waits for the device, like a real
-                                // evaluation.
-                                let _ = output.value.to_device(Device::Cpu);
-                                let _ = output.policy_logits.to_device(Device::Cpu);
+                                // evaluation (the buckets read theirs back themselves).
+                                if let Some(buckets) = buckets.as_mut() {
+                                    buckets.forward(&network, &cpu)?;
+                                } else {
+                                    let output = tch::no_grad(|| network.forward(&xs));
+                                    let _ = output.value.to_device(Device::Cpu);
+                                    let _ = output.policy_logits.to_device(Device::Cpu);
+                                }
+                                Ok(())
                             };
-                            pass();
+                            pass()?;
                             let began = Instant::now();
                             let mut passes = 0usize;
                             while passes == 0 || began.elapsed() < duration {
-                                pass();
+                                pass()?;
                                 passes += 1;
                             }
-                            passes
+                            Ok(passes)
                         })
                     })
                     .collect();
@@ -86,12 +115,45 @@ pub fn forward_throughput(
             });
             // The warm-up pass of each thread falls inside `start`'s span too: a slight
             // underestimate, the same for every replica count.
-            Throughput {
+            Ok(Throughput {
                 batch,
-                positions_per_s: (passes * batch) as f64 / start.elapsed().as_secs_f64(),
-            }
+                positions_per_s: (passes? * batch) as f64 / start.elapsed().as_secs_f64(),
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// A copy of `network` on `device` in `precision`, as a server replica holds it.
+fn served_copy(network: &Network, device: Device, precision: Precision) -> Network {
+    let mut copy = network.copy_to(device);
+    if precision == Precision::Bf16 {
+        copy.var_store_mut().bfloat16();
+    }
+    copy
+}
+
+/// How far the bucketed (on a GPU: CUDA graph) passes' answers are from plain passes' at each
+/// batch size, on random observations: the largest absolute difference over the policy logits
+/// and the values. On a CPU it is 0 (the same computation); on a GPU a captured graph runs the
+/// kernels of a plain pass over the bucket's rows, so it should stay at rounding level.
+pub fn graph_difference(spec: &Spec, net_config: &NetConfig, batch_sizes: &[usize], setting: PassSetting) -> Result<Vec<(usize, f64)>, BenchError> {
+    let device = setting.device.resolve();
+    let network = served_copy(&Network::new(spec, net_config, device)?, device, setting.precision);
+    let largest = batch_sizes.iter().copied().max().unwrap_or(1);
+    let mut buckets = Buckets::new(largest, DEFAULT_PAD_ROWS);
+    let mut out = Vec::new();
+    for &batch in batch_sizes {
+        let cpu = Tensor::from_slice(&random_observations(spec, batch)).reshape([batch as i64, spec.observation_len() as i64]);
+        let xs = cpu.to_device(device).to_kind(network.parameter_kind());
+        let plain = tch::no_grad(|| network.forward_rows(&xs, DEFAULT_PAD_ROWS));
+        let Some(graphed) = buckets.forward(&network, &cpu)? else { continue };
+        let difference = |a: &Tensor, b: &Tensor| {
+            (a.to_kind(Kind::Float).to_device(Device::Cpu) - b).abs().max().double_value(&[])
+        };
+        let worst = difference(&plain.policy_logits, &graphed.policy_logits).max(difference(&plain.value, &graphed.value));
+        out.push((batch, worst));
+    }
+    Ok(out)
 }
 
 /// End to end through the inference server: `clients` threads each send batches of

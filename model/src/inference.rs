@@ -57,6 +57,7 @@ use gipfzero_games::{Action, Spec};
 use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
+use crate::cuda_graph::Buckets;
 use crate::network::{softmax_over_legal, Network};
 use crate::runtime::DeviceChoice;
 
@@ -108,6 +109,10 @@ pub struct ServerConfig {
     /// zero rows, so that a position's answer does not depend on its batch (module docs). 1
     /// pads nothing.
     pub pad_rows: usize,
+    /// Passes of up to `max_batch` positions run in buckets, captured as CUDA graphs on a
+    /// CUDA device ([`crate::cuda_graph`]); on a CPU the buckets run eagerly (what the tests
+    /// check; slower than plain passes).
+    pub cuda_graphs: bool,
 }
 
 /// Rows the linear layers of a forward pass are padded to a multiple of, by default: a
@@ -127,6 +132,7 @@ impl Default for ServerConfig {
             intra_op_threads: None,
             replicas: 1,
             pad_rows: DEFAULT_PAD_ROWS,
+            cuda_graphs: false,
         }
     }
 }
@@ -497,6 +503,7 @@ fn serve(
     let max_batch = config.max_batch.max(1);
     let mut jobs: Vec<Job> = Vec::new();
     let mut scratch = Scratch::default();
+    let mut buckets = config.cuda_graphs.then(|| Buckets::new(max_batch, config.pad_rows));
     loop {
         let Ok(receiver) = receiver.lock() else { return };
         let first = match receiver.recv() {
@@ -544,7 +551,7 @@ fn serve(
         // Counted before the answers go out, so a requester that reads the counters after
         // its answer sees its own pass.
         counters.count(positions);
-        run_jobs(&model, config.pad_rows, &mut jobs, &mut scratch);
+        run_jobs(&model, config.pad_rows, buckets.as_mut(), &mut jobs, &mut scratch);
         if stop {
             return;
         }
@@ -560,8 +567,9 @@ struct Scratch {
 }
 
 /// One forward pass over every job's positions, its linear layers' rows padded to a multiple
-/// of `pad_rows`; answers each job on its reply channel.
-fn run_jobs(model: &Network, pad_rows: usize, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
+/// of `pad_rows`, through `buckets` when given (a pass larger than the largest bucket runs as
+/// it is); answers each job on its reply channel.
+fn run_jobs(model: &Network, pad_rows: usize, buckets: Option<&mut Buckets>, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
     let observation_len = model.spec().observation_len();
     let action_count = model.spec().action_count;
     scratch.observations.clear();
@@ -570,21 +578,28 @@ fn run_jobs(model: &Network, pad_rows: usize, jobs: &mut Vec<Job>, scratch: &mut
     }
     let positions = scratch.observations.len() / observation_len;
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        let xs = Tensor::from_slice(&scratch.observations)
-            .reshape([positions as i64, observation_len as i64])
-            .to_device(model.device())
-            .to_kind(model.parameter_kind());
-        let output = tch::no_grad(|| model.forward_rows(&xs, pad_rows));
-        let logits = output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu);
-        let values = output.value.to_kind(Kind::Float).to_device(Device::Cpu);
+        let observations =
+            Tensor::from_slice(&scratch.observations).reshape([positions as i64, observation_len as i64]);
+        let bucketed = match buckets {
+            Some(buckets) => buckets.forward(model, &observations).map_err(|e| e.to_string())?,
+            None => None,
+        };
+        let (logits, values) = match bucketed {
+            Some(output) => (output.policy_logits, output.value),
+            None => {
+                let xs = observations.to_device(model.device()).to_kind(model.parameter_kind());
+                let output = tch::no_grad(|| model.forward_rows(&xs, pad_rows));
+                (output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu), output.value.to_kind(Kind::Float).to_device(Device::Cpu))
+            }
+        };
         scratch.logits.resize(positions * action_count, 0.0);
         scratch.values.resize(positions, 0.0);
-        logits.f_copy_data(&mut scratch.logits, positions * action_count)?;
-        values.f_copy_data(&mut scratch.values, positions)
+        logits.f_copy_data(&mut scratch.logits, positions * action_count).map_err(|e| e.to_string())?;
+        values.f_copy_data(&mut scratch.values, positions).map_err(|e| e.to_string())
     }));
     let failure = match outcome {
         Ok(Ok(())) => None,
-        Ok(Err(error)) => Some(error.to_string()),
+        Ok(Err(error)) => Some(error),
         Err(payload) => Some(panic_message(payload.as_ref())),
     };
     let mut row = 0;

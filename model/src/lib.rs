@@ -12,6 +12,8 @@
 //! - [`layers`]: convolution + group norm, global pooling bias, the residual block.
 //! - [`network`]: the one policy/value network, sized by a [`NetConfig`] and shaped by a
 //!   variant's [`gipfzero_games::Spec`], with stable parameter names.
+//! - [`cuda_graph`]: the server's passes in fixed-size buckets, captured as CUDA graphs on a
+//!   GPU (one launch a pass instead of a hundred).
 //! - [`inference`]: the server thread that owns a copy of the network and batches requests
 //!   from searching threads.
 //! - [`evaluator`]: [`NetworkEvaluator`], the search's evaluator on the server's batch API.
@@ -22,6 +24,7 @@
 //! The network and the server know nothing of files; only `checkpoint` touches the disk.
 pub mod bench;
 pub mod checkpoint;
+pub mod cuda_graph;
 pub mod evaluator;
 pub mod inference;
 pub mod layers;

@@ -470,6 +470,29 @@ mod inference {
     }
 
     #[test]
+    fn bucketed_passes_answer_as_plain_passes() {
+        // `cuda_graphs` on the CPU: the passes run in buckets of 16 and 32 rows (the largest
+        // holding max_batch 20), rows left over from earlier passes beside them, and a pass of
+        // 37 runs plain. Every answer has the plain server's bits, in every grouping.
+        let spec = &ZERTZ;
+        let network = random_network(spec, 11);
+        let mut rng = SplitMix64::new(11);
+        let positions = 37;
+        let data = observations(spec, positions, &mut rng);
+        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let plain = InferenceServer::spawn(&network, cpu_config(20, Duration::ZERO)).unwrap();
+        let expected = &answers_in_groupings(&plain.handle(), spec, &data, &legal)[0];
+        let bucketed = InferenceServer::spawn(&network, ServerConfig { cuda_graphs: true, ..cpu_config(20, Duration::ZERO) }).unwrap();
+        let groupings = answers_in_groupings(&bucketed.handle(), spec, &data, &legal);
+        for (g, answers) in groupings.iter().enumerate() {
+            assert_eq!(answers, expected, "grouping {g} changed an answer's bits");
+        }
+        let buckets = crate::cuda_graph::Buckets::new(20, 16);
+        assert_eq!((buckets.bucket_for(1), buckets.bucket_for(16), buckets.bucket_for(17)), (Some(16), Some(16), Some(32)));
+        assert_eq!((buckets.bucket_for(32), buckets.bucket_for(33)), (Some(32), None));
+    }
+
+    #[test]
     fn replicas_share_the_queue_and_answer_alike() {
         // Four requesters against two replicas: every answer is the one-replica server's, to
         // the bit.
@@ -869,7 +892,7 @@ mod bench {
     use std::time::Duration;
 
     use super::*;
-    use crate::bench::{forward_throughput, server_throughput};
+    use crate::bench::{forward_throughput, graph_difference, server_throughput, PassSetting};
     use crate::inference::Precision;
     use crate::{DeviceChoice, ServerConfig};
 
@@ -880,8 +903,7 @@ mod bench {
             &DVONN,
             &NetConfig::tiny(),
             &[1, 4],
-            DeviceChoice::Cpu,
-            Precision::F32,
+            PassSetting::plain(DeviceChoice::Cpu, Precision::F32),
             Duration::from_millis(20),
             1,
         )
@@ -889,9 +911,17 @@ mod bench {
         assert_eq!(figures.iter().map(|f| f.batch).collect::<Vec<_>>(), [1, 4]);
         assert!(figures.iter().all(|f| f.positions_per_s.is_finite() && f.positions_per_s > 0.0));
         for precision in [Precision::F32, Precision::Bf16] {
-            let replicated = forward_throughput(&DVONN, &NetConfig::tiny(), &[4], DeviceChoice::Cpu, precision, Duration::from_millis(20), 2).unwrap();
-            assert!(replicated[0].positions_per_s.is_finite() && replicated[0].positions_per_s > 0.0, "{precision:?}");
+            for cuda_graphs in [false, true] {
+                let setting = PassSetting { device: DeviceChoice::Cpu, precision, cuda_graphs };
+                let replicated = forward_throughput(&DVONN, &NetConfig::tiny(), &[4], setting, Duration::from_millis(20), 2).unwrap();
+                assert!(replicated[0].positions_per_s.is_finite() && replicated[0].positions_per_s > 0.0, "{setting:?}");
+            }
         }
+        // On the CPU the buckets run the plain pass's computation: no difference at all, also
+        // for batches that fill a bucket only partly.
+        let setting = PassSetting { device: DeviceChoice::Cpu, precision: Precision::F32, cuda_graphs: true };
+        let differences = graph_difference(&DVONN, &NetConfig::tiny(), &[1, 5, 16, 17, 40], setting).unwrap();
+        assert_eq!(differences, [(1, 0.0), (5, 0.0), (16, 0.0), (17, 0.0), (40, 0.0)]);
         assert_eq!("bf16".parse::<Precision>(), Ok(Precision::Bf16));
         assert_eq!("f32".parse::<Precision>(), Ok(Precision::F32));
         assert!("fp16".parse::<Precision>().is_err());

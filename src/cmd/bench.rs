@@ -62,6 +62,10 @@ pub enum BenchCommand {
         /// replicas run: whether passes launched side by side add up.
         #[arg(long, value_delimiter = ',')]
         replicas: Vec<usize>,
+        /// Also every bare figure with the passes in CUDA graph buckets (as
+        /// `threads.cuda_graphs`), and how far their answers are from plain passes'.
+        #[arg(long)]
+        cuda_graphs: bool,
     },
     /// Search overhead alone: simulations/s with the uniform evaluator, one tree and many
     /// trees in lockstep, and the memory of the trees.
@@ -112,13 +116,13 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             let setting = GameSetting { game, variant, setup: None, seed: None };
             setting.start()?.visit(TrainBench { config, batch, steps })
         }
-        BenchCommand::Model { game, variant, config, device, precision, seconds, replicas } => {
+        BenchCommand::Model { game, variant, config, device, precision, seconds, replicas, cuda_graphs } => {
             let config = match config {
                 Some(path) => gipfzero_train::config::RunConfig::load(&path)?,
                 None => gipfzero_train::config::RunConfig::embedded_default(),
             };
             let setting = GameSetting { game, variant, setup: None, seed: None };
-            setting.start()?.visit(ModelBench { config, device, precision, duration: Duration::from_secs_f64(seconds), replicas })
+            setting.start()?.visit(ModelBench { config, device, precision, duration: Duration::from_secs_f64(seconds), replicas, cuda_graphs })
         }
         BenchCommand::Mcts { game, variant, simulations, trees } => {
             let setting = GameSetting { game, variant, setup: None, seed: None };
@@ -283,12 +287,13 @@ struct ModelBench {
     precision: gipfzero_model::Precision,
     duration: Duration,
     replicas: Vec<usize>,
+    cuda_graphs: bool,
 }
 
 impl GameVisitor for ModelBench {
     type Output = anyhow::Result<()>;
     fn visit<G: Game>(self, start: G) -> Self::Output {
-        use gipfzero_model::bench::{forward_throughput, server_throughput};
+        use gipfzero_model::bench::{forward_throughput, graph_difference, server_throughput, PassSetting};
         use gipfzero_model::inference::ServerConfig;
         let spec = start.spec();
         let net = &self.config.network;
@@ -304,12 +309,24 @@ impl GameVisitor for ModelBench {
             tch::get_num_threads()
         );
         let batches = [1, 8, 64, 256, 512];
-        for figure in forward_throughput(spec, net, &batches, self.device, self.precision, self.duration, 1)? {
-            println!("bare forward    batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+        let mut settings = vec![("bare forward ", PassSetting::plain(self.device, self.precision))];
+        if self.cuda_graphs {
+            settings.push(("cuda graphs  ", PassSetting { cuda_graphs: true, ..settings[0].1 }));
         }
-        for &replicas in &self.replicas {
-            for figure in forward_throughput(spec, net, &[64, 512], self.device, self.precision, self.duration, replicas)? {
-                println!("bare forward    batch {:>4} x {replicas} replicas: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+        for &(label, setting) in &settings {
+            for figure in forward_throughput(spec, net, &batches, setting, self.duration, 1)? {
+                println!("{label}   batch {:>4}: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+            }
+            for &replicas in &self.replicas {
+                for figure in forward_throughput(spec, net, &[64, 512], setting, self.duration, replicas)? {
+                    println!("{label}   batch {:>4} x {replicas} replicas: {:>10.0} positions/s", figure.batch, figure.positions_per_s);
+                }
+            }
+        }
+        if self.cuda_graphs {
+            let setting = PassSetting { cuda_graphs: true, ..settings[0].1 };
+            for (batch, difference) in graph_difference(spec, net, &[1, 8, 50, 64, 256, 512], setting)? {
+                println!("cuda graphs     batch {batch:>4}: largest difference from a plain pass {difference:.3e}");
             }
         }
         for (clients, request) in [(1, 64), (4, 64)] {

@@ -279,6 +279,10 @@ pub struct BenchSelfplayArgs {
     /// `threads.gpu_wait_ms`; 0 takes what is queued).
     #[arg(long, default_value_t = gipfzero_train::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3)]
     pub gpu_wait_ms: f64,
+    /// Passes in CUDA graph buckets on a GPU (as `threads.cuda_graphs`); the bare figures
+    /// then run the same way.
+    #[arg(long)]
+    pub cuda_graphs: bool,
     /// Worker counts to measure, comma-separated (`1,2`): each runs the same games, and the
     /// last line gives their speeds as ratios to the first; default the global --threads.
     #[arg(long, value_delimiter = ',')]
@@ -292,6 +296,15 @@ pub struct BenchSelfplayArgs {
     /// with `playout_cap`.
     #[arg(long, value_parser = parse_playout_cap)]
     pub playout_cap: Option<PlayoutCap>,
+}
+
+impl BenchSelfplayArgs {
+    /// How the bare passes that self-play is compared with run: as its server's do (CUDA
+    /// graph buckets only on a GPU, as the server has them).
+    fn pass_setting(&self) -> gipfzero_model::bench::PassSetting {
+        let on_gpu = self.device.resolve() != tch::Device::Cpu;
+        gipfzero_model::bench::PassSetting { device: self.device, precision: self.precision, cuda_graphs: self.cuda_graphs && on_gpu }
+    }
 }
 
 fn parse_playout_cap(text: &str) -> Result<PlayoutCap, String> {
@@ -348,7 +361,7 @@ fn bare_forward_of_passes(spec: &Spec, net_config: &NetConfig, passes: &[(usize,
     for &(size, positions) in &groups {
         let share = positions as f64 / total.max(1) as f64;
         let duration = Duration::from_secs_f64(0.1 + 2.0 * share);
-        let rate = forward_throughput(spec, net_config, &[size], args.device, args.precision, duration, replicas)?[0].positions_per_s;
+        let rate = forward_throughput(spec, net_config, &[size], args.pass_setting(), duration, replicas)?[0].positions_per_s;
         seconds += positions as f64 / rate;
     }
     Ok(total as f64 / seconds.max(1e-12))
@@ -378,7 +391,13 @@ impl GameVisitor for Bench<'_> {
         // selfplay` and training run.
         let counts = if args.workers.is_empty() { vec![rayon::current_num_threads()] } else { args.workers.clone() };
         let mut measured: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
-        let serving = Serving { device: args.device, precision: args.precision, gpu_replicas: args.gpu_replicas, gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3) };
+        let serving = Serving {
+            device: args.device,
+            precision: args.precision,
+            gpu_replicas: args.gpu_replicas,
+            gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3),
+            cuda_graphs: args.cuda_graphs,
+        };
         for _ in 0..args.rounds.max(1) {
             for (k, &count) in counts.iter().enumerate() {
                 let workers = count.clamp(1, args.in_flight.max(1));
@@ -410,7 +429,7 @@ impl GameVisitor for Bench<'_> {
                 let pass_positions: u64 = passes.iter().map(|&(size, count)| size as u64 * count).sum();
                 let mean_pass = pass_positions as f64 / pass_count.max(1) as f64;
                 let batch = mean_pass.round().max(1.0) as usize;
-                let forward = forward_throughput(spec, &net_config, &[batch], args.device, args.precision, Duration::from_secs(2), replicas)?;
+                let forward = forward_throughput(spec, &net_config, &[batch], args.pass_setting(), Duration::from_secs(2), replicas)?;
                 let bare = forward[0].positions_per_s;
                 let bare_mix = bare_forward_of_passes(spec, &net_config, &passes, args, replicas)?;
                 println!(

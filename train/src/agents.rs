@@ -131,12 +131,15 @@ pub struct Serving {
     /// first (it closes as soon as every searcher has one in); zero takes what is queued.
     /// Ignored on a CPU, where each searcher's requests go to a replica of its own.
     pub gpu_wait: Duration,
+    /// On a GPU, passes in fixed-size buckets replayed as CUDA graphs
+    /// (`gipfzero_model::cuda_graph`). Ignored on a CPU.
+    pub cuda_graphs: bool,
 }
 
 impl Serving {
     /// On `device` in f32, with the default server threads and wait.
     pub fn on(device: DeviceChoice) -> Serving {
-        Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT }
+        Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT, cuda_graphs: false }
     }
 
     /// The same, for searchers that keep no request in while they wait: a match's games (and
@@ -191,7 +194,8 @@ impl ServedNetwork {
     /// [`ServedNetwork::serve`] as `serving` says.
     pub fn serve_in(network: &Network, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let replicas = serving.replicas(searchers);
-        let (max_batch, max_wait, requesters) = if serving.device.resolve() == tch::Device::Cpu {
+        let on_cpu = serving.device.resolve() == tch::Device::Cpu;
+        let (max_batch, max_wait, requesters) = if on_cpu {
             // Searches send whole steps to replicas of their own: waiting for more requests
             // would only add latency.
             (max_batch.div_ceil(replicas), Duration::ZERO, 0)
@@ -208,6 +212,7 @@ impl ServedNetwork {
             device: serving.device,
             precision: serving.precision,
             replicas,
+            cuda_graphs: serving.cuda_graphs && !on_cpu,
             ..ServerConfig::default()
         };
         let server = InferenceServer::spawn(network, config).map_err(AgentsError::Server)?;

@@ -168,6 +168,9 @@ pub struct ThreadsConfig {
     /// Milliseconds a GPU batch waits for the rest of the workers' requests after its first
     /// (it closes once every worker has one in; 0 takes what is queued). Ignored on a CPU.
     pub gpu_wait_ms: f64,
+    /// On a GPU, the inference servers' passes replayed as CUDA graphs in fixed-size buckets
+    /// (`gipfzero_model::cuda_graph`); off until measured on a GPU. Ignored on a CPU.
+    pub cuda_graphs: bool,
 }
 
 /// The replay window: which recent samples SGD draws from (see [`crate::replay`]).
@@ -457,6 +460,7 @@ impl Default for ThreadsConfig {
             inter_op: 1,
             gpu_replicas: 0,
             gpu_wait_ms: crate::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3,
+            cuda_graphs: false,
         }
     }
 }
@@ -580,6 +584,7 @@ impl RunConfig {
             precision: self.precision(),
             gpu_replicas: self.threads.gpu_replicas,
             gpu_wait: std::time::Duration::from_secs_f64(self.threads.gpu_wait_ms / 1e3),
+            cuda_graphs: self.threads.cuda_graphs,
         }
     }
 
