@@ -18,9 +18,10 @@
 struct GzCudaGraph {
   at::cuda::CUDAGraph graph;
   // The side stream the warm-up passes and the capture run on (capture needs a stream other
-  // than the default one), and the stream that was current before `enter`.
+  // than the default one), and the device and stream that were current before `enter`.
   c10::cuda::CUDAStream stream;
   c10::cuda::CUDAStream previous;
+  c10::DeviceIndex previous_device = 0;
   explicit GzCudaGraph(c10::cuda::CUDAStream side) : stream(side), previous(side) {}
 };
 
@@ -55,18 +56,32 @@ GzCudaGraph* gz_cuda_graph_new(int device, char* error, size_t len) {
   GzCudaGraph* graph = nullptr;
   guarded(
       [&] {
-        auto side = c10::cuda::getStreamFromPool(false, static_cast<c10::DeviceIndex>(device));
-        graph = new GzCudaGraph(side);
+        auto index = static_cast<c10::DeviceIndex>(device);
+        auto side = c10::cuda::getStreamFromPool(false, index);
+        // CUDAGraph's constructor reads the current device's current stream: make it this
+        // device while it runs.
+        auto before = c10::cuda::current_device();
+        c10::cuda::set_device(index);
+        try {
+          graph = new GzCudaGraph(side);
+        } catch (...) {
+          c10::cuda::set_device(before);
+          throw;
+        }
+        c10::cuda::set_device(before);
       },
       error, len);
   return graph;
 }
 
-// Makes the graph's side stream this thread's current stream, once the device has finished
-// what was queued before (the static input's contents among it).
+// Makes the graph's device this thread's current device (CUDAGraph captures on the current
+// device's current stream) and its side stream that device's current stream, once the device
+// has finished what was queued before (the static input's contents among it).
 int gz_cuda_graph_enter(GzCudaGraph* graph, char* error, size_t len) {
   return guarded(
       [&] {
+        graph->previous_device = c10::cuda::current_device();
+        c10::cuda::set_device(graph->stream.device_index());
         c10::cuda::device_synchronize();
         graph->previous = c10::cuda::getCurrentCUDAStream(graph->stream.device_index());
         c10::cuda::setCurrentCUDAStream(graph->stream);
@@ -74,12 +89,14 @@ int gz_cuda_graph_enter(GzCudaGraph* graph, char* error, size_t len) {
       error, len);
 }
 
-// Waits for the side stream's work and makes the stream current before `enter` current again.
+// Waits for the side stream's work and makes the device and stream current before `enter`
+// current again.
 int gz_cuda_graph_leave(GzCudaGraph* graph, char* error, size_t len) {
   return guarded(
       [&] {
         c10::cuda::device_synchronize();
         c10::cuda::setCurrentCUDAStream(graph->previous);
+        c10::cuda::set_device(graph->previous_device);
       },
       error, len);
 }
