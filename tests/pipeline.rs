@@ -208,6 +208,42 @@ fn selfplay_writes_shards_and_records() {
 }
 
 #[test]
+fn selfplay_serves_a_checkpoint_in_the_precision_asked() {
+    // The shipped blitz network plays the same games twice in f32, and other games in bf16:
+    // the precision reaches the server (bf16 moves its priors, and the searches follow).
+    let dir = scratch("selfplay-precision");
+    let checkpoint = concat!(env!("CARGO_MANIFEST_DIR"), "/models/zertz-blitz");
+    let turns = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec![
+            "selfplay", "zertz", "--variant", "blitz", "--games", "2", "--out", out.to_str().unwrap(), "--checkpoint",
+            checkpoint, "--simulations", "16", "--seed", "5", "--device", "cpu", "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let output = gipfzero(&args);
+        assert!(output.status.success(), "{extra:?}: {}", text(&output.stderr));
+        let records = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+        let mut games: Vec<(u64, serde_json::Value)> = records
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).unwrap();
+                (record["game_id"].as_u64().unwrap(), record["turns"].clone())
+            })
+            .collect();
+        games.sort_by_key(|(id, _)| *id);
+        assert_eq!(games.len(), 2);
+        games
+    };
+    let f32_games = turns("f32", &[]);
+    assert_eq!(turns("f32-again", &["--precision", "f32", "--cuda-graphs"]), f32_games, "CUDA graphs are ignored on the CPU");
+    assert_ne!(turns("bf16", &["--precision", "bf16"]), f32_games);
+    let output = gipfzero(&["selfplay", "zertz", "--games", "1", "--out", dir.join("bad").to_str().unwrap(), "--precision", "bf16"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("--checkpoint"), "{}", text(&output.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn evaluate_reports_results_and_elo() {
     let dir = scratch("evaluate-records");
     let records = dir.join("games.jsonl");

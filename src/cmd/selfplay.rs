@@ -102,6 +102,13 @@ pub struct SelfplayArgs {
     /// Device of the network: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
+    /// f32, or bf16 (the network's forward passes; meant for GPUs), as a run's `precision`.
+    #[arg(long, default_value = "f32", requires = "checkpoint")]
+    pub precision: Precision,
+    /// On a GPU, the network's passes replayed as CUDA graphs, as a run's
+    /// `threads.cuda_graphs` (ignored on a CPU).
+    #[arg(long, requires = "checkpoint")]
+    pub cuda_graphs: bool,
     /// A league opponent (random, greedy or rollout:<sims>; repeat for several): a share of
     /// the games pits the searcher against one of them, drawn per game with its colour, and
     /// only the searcher's decisions are written as positions.
@@ -146,7 +153,8 @@ impl GameVisitor for Generate<'_> {
         let mut _server = None;
         let (evaluator, generator): (Box<dyn Evaluator<G>>, String) = match &args.checkpoint {
             Some(name) => {
-                let served = ServedNetwork::load(name, spec, Serving::on(args.device), args.in_flight, workers)?;
+                let serving = Serving { precision: args.precision, cuda_graphs: args.cuda_graphs, ..Serving::on(args.device) };
+                let served = ServedNetwork::load(name, spec, serving, args.in_flight, workers)?;
                 let evaluator = served.evaluator(0.0, args.seed)?;
                 _server = Some(served);
                 (Box::new(evaluator), format!("checkpoint {}", name.display()))
