@@ -54,6 +54,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if ends_quietly_when_stdout_closes(&cli.command) {
+        // SAFETY: before any other thread exists; SIG_DFL is always a valid disposition.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -85,6 +89,20 @@ fn main() -> ExitCode {
             eprintln!("error: {error:#}");
             ExitCode::from(cmd::exit_code(&error))
         }
+    }
+}
+
+/// Whether `command` writes to no pipe but its own stdout, and so may end as Unix tools do
+/// when the reader of that stdout goes away (`gipfzero rules … | head`): killed by SIGPIPE.
+/// Rust ignores SIGPIPE, so otherwise the next `println!` panics on the broken pipe. The
+/// commands that talk to other programs over pipes (engines, the referee, matches and
+/// training with external agents, a run's processes) keep it ignored: an opponent that dies
+/// must be a write error they report, not their own death.
+fn ends_quietly_when_stdout_closes(command: &Command) -> bool {
+    match command {
+        Command::Info | Command::Rules(_) | Command::Render(_) | Command::Export(_) => true,
+        Command::Bench(bench) => !matches!(bench, cmd::bench::BenchCommand::Distributed(_)),
+        _ => false,
     }
 }
 

@@ -21,6 +21,26 @@ fn stderr(output: &Output) -> String {
 }
 
 #[test]
+fn a_closed_stdout_ends_a_listing_without_a_panic() {
+    // The reader of stdout is gone before the first line (`gipfzero rules … | head` once head
+    // has had enough): the command dies of SIGPIPE as Unix tools do, with nothing on stderr,
+    // rather than panicking in println!.
+    use std::os::unix::process::ExitStatusExt;
+    for args in [&["info"][..], &["rules", "perft", "dvonn", "--depth", "1"][..]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let output = Command::new(env!("CARGO_BIN_EXE_gipfzero"))
+            .args(args)
+            .env_remove("LD_LIBRARY_PATH")
+            .stdout(writer)
+            .output()
+            .expect("the gipfzero binary runs");
+        assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{args:?}: {:?}, stderr:\n{}", output.status, stderr(&output));
+        assert!(stderr(&output).is_empty(), "{args:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
 fn info_runs_without_ld_library_path_and_reports_libtorch_2_11() {
     let output = gipfzero(&["info"]);
     assert!(output.status.success(), "info failed: {}", stderr(&output));
