@@ -447,15 +447,20 @@ mod inference {
         groupings
     }
 
+    /// `positions` random observations of `spec` with random legal actions, drawn from `seed`.
+    fn requests(spec: &Spec, positions: usize, seed: u64) -> (Vec<f32>, Vec<Vec<Action>>) {
+        let mut rng = SplitMix64::new(seed);
+        let data = observations(spec, positions, &mut rng);
+        let legal = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        (data, legal)
+    }
+
     #[test]
     fn batch_composition_leaves_no_trace() {
         // Padded passes: a position's answer has the same bits in every grouping.
         let spec = &LYNGK;
         let network = random_network(spec, 8);
-        let mut rng = SplitMix64::new(8);
-        let positions = 37;
-        let data = observations(spec, positions, &mut rng);
-        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let (data, legal) = requests(spec, 37, 8);
         let padded = InferenceServer::spawn(&network, cpu_config(64, Duration::ZERO)).unwrap();
         let groupings = answers_in_groupings(&padded.handle(), spec, &data, &legal);
         for (g, answers) in groupings.iter().enumerate() {
@@ -476,10 +481,7 @@ mod inference {
         // 37 runs plain. Every answer has the plain server's bits, in every grouping.
         let spec = &ZERTZ;
         let network = random_network(spec, 11);
-        let mut rng = SplitMix64::new(11);
-        let positions = 37;
-        let data = observations(spec, positions, &mut rng);
-        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let (data, legal) = requests(spec, 37, 11);
         let plain = InferenceServer::spawn(&network, cpu_config(20, Duration::ZERO)).unwrap();
         let expected = &answers_in_groupings(&plain.handle(), spec, &data, &legal)[0];
         let bucketed = InferenceServer::spawn(&network, ServerConfig { cuda_graphs: true, ..cpu_config(20, Duration::ZERO) }).unwrap();
@@ -498,10 +500,7 @@ mod inference {
         // the bit.
         let spec = &ZERTZ;
         let network = random_network(spec, 9);
-        let mut rng = SplitMix64::new(9);
-        let positions = 24;
-        let data = observations(spec, positions, &mut rng);
-        let legal: Vec<Vec<Action>> = (0..positions).map(|_| legal_actions(spec, &mut rng)).collect();
+        let (data, legal) = requests(spec, 24, 9);
         let single = InferenceServer::spawn(&network, cpu_config(8, Duration::ZERO)).unwrap();
         let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
         let replicated = InferenceServer::spawn(&network, ServerConfig { replicas: 2, ..cpu_config(4, Duration::ZERO) }).unwrap();
