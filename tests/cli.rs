@@ -47,6 +47,9 @@ fn info_runs_without_ld_library_path_and_reports_libtorch_2_11() {
     let text = stdout(&output);
     assert!(text.contains("libtorch 2.11.0"), "no libtorch 2.11.0 in:\n{text}");
     assert!(text.contains("cuda: "), "no CUDA line in:\n{text}");
+    // Whether the CUDA graph shim was built (model/build.rs), as the model crate says.
+    let graphs = if gipfzero_model::cuda_graph::GRAPHS_BUILT { "cuda graphs: in this build" } else { "cuda graphs: not in this build" };
+    assert!(text.contains(graphs), "no {graphs:?} in:\n{text}");
     assert!(text.contains("threads: rayon"), "no thread line in:\n{text}");
     assert!(
         text.contains("allocator: glibc malloc, mmap threshold 32 MiB, trim threshold 64 MiB"),

@@ -8,11 +8,12 @@ pub fn run() -> anyhow::Result<()> {
     println!("gipfzero {}", env!("CARGO_PKG_VERSION"));
     println!("libtorch {} ({})", runtime.libtorch_version, runtime.libtorch_lib_dir);
     println!(
-        "cuda: {} ({} device{}), cudnn: {}",
+        "cuda: {} ({} device{}), cudnn: {}, cuda graphs: {}",
         if runtime.cuda_available { "available" } else { "not available" },
         runtime.cuda_device_count,
         if runtime.cuda_device_count == 1 { "" } else { "s" },
         if runtime.cudnn_available { "available" } else { "not available" },
+        if gipfzero_model::cuda_graph::GRAPHS_BUILT { "in this build" } else { "not in this build" },
     );
     println!(
         "threads: rayon {}, libtorch intra-op {}, inter-op {}",
