@@ -54,10 +54,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if ends_quietly_when_stdout_closes(&cli.command) {
-        // SAFETY: before any other thread exists; SIG_DFL is always a valid disposition.
-        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    }
+    end_by_sigpipe_when_stdout_closes();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -92,18 +89,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// Whether `command` writes to no pipe but its own stdout, and so may end as Unix tools do
-/// when the reader of that stdout goes away (`gipfzero rules … | head`): killed by SIGPIPE.
-/// Rust ignores SIGPIPE, so otherwise the next `println!` panics on the broken pipe. The
-/// commands that talk to other programs over pipes (engines, the referee, matches and
-/// training with external agents, a run's processes) keep it ignored: an opponent that dies
-/// must be a write error they report, not their own death.
-fn ends_quietly_when_stdout_closes(command: &Command) -> bool {
-    match command {
-        Command::Info | Command::Rules(_) | Command::Render(_) | Command::Export(_) => true,
-        Command::Bench(bench) => !matches!(bench, cmd::bench::BenchCommand::Distributed(_)),
-        _ => false,
-    }
+/// When whoever reads stdout goes away (`gipfzero rules … | head`), the program ends as Unix
+/// tools do, killed by SIGPIPE, whatever the command. Rust ignores SIGPIPE, so the next
+/// `println!` panics on the broken pipe instead; this hook turns that panic, and only that
+/// one, into the signal. SIGPIPE itself stays ignored: a command that writes into another
+/// program's pipe (an engine opponent, the referee's players) must see that program's death
+/// as a write error it reports, not die of it.
+fn end_by_sigpipe_when_stdout_closes() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            // SAFETY: SIG_DFL is always a valid disposition; raise only signals this process.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+        }
+        default(info);
+    }));
 }
 
 fn configure_runtime(cli: &Cli) -> anyhow::Result<()> {

@@ -24,9 +24,15 @@ fn stderr(output: &Output) -> String {
 fn a_closed_stdout_ends_a_listing_without_a_panic() {
     // The reader of stdout is gone before the first line (`gipfzero rules … | head` once head
     // has had enough): the command dies of SIGPIPE as Unix tools do, with nothing on stderr,
-    // rather than panicking in println!.
+    // rather than panicking in println!. A match too, which keeps SIGPIPE ignored for the
+    // programs it may play against.
     use std::os::unix::process::ExitStatusExt;
-    for args in [&["info"][..], &["rules", "perft", "dvonn", "--depth", "1"][..]] {
+    let commands = [
+        &["info"][..],
+        &["rules", "perft", "dvonn", "--depth", "1"][..],
+        &["evaluate", "dvonn", "random", "random", "--games", "2", "--quiet"][..],
+    ];
+    for args in commands {
         let (reader, writer) = std::io::pipe().expect("a pipe");
         drop(reader);
         let output = Command::new(env!("CARGO_BIN_EXE_gipfzero"))
