@@ -191,6 +191,22 @@ fn bad_options_are_refused_with_a_message() {
     assert_eq!(output.status.code(), Some(1));
     let output = gipfzero(&["rules", "moves", "chess"]);
     assert_ne!(output.status.code(), Some(0));
+    // Numbers a measurement cannot run with are refused by name before anything runs (NaN
+    // seconds used to panic converting to a Duration; a batch of 0 printed 0 positions/s).
+    let refused = [
+        (&["bench", "model", "zertz", "--seconds", "nan"][..], "--seconds"),
+        (&["bench", "rules", "dvonn", "--seconds", "inf"][..], "--seconds"),
+        (&["bench", "train", "dvonn", "--batch", "0"][..], "--batch"),
+        (&["bench", "train", "dvonn", "--steps", "0"][..], "--steps"),
+        (&["bench", "mcts", "dvonn", "--trees", "0"][..], "--trees"),
+        (&["bench", "selfplay", "dvonn", "--tiny", "--gpu-wait-ms", "nan"][..], "--gpu-wait-ms"),
+    ];
+    for (args, option) in refused {
+        let output = gipfzero(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        let text = stderr(&output);
+        assert!(text.contains(option) && !text.contains("panicked"), "{args:?}: {text}");
+    }
 }
 
 #[test]

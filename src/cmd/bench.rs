@@ -18,7 +18,7 @@ pub enum BenchCommand {
         #[arg(long)]
         variant: Option<String>,
         /// Seconds of measurement per variant.
-        #[arg(long, default_value_t = 3.0)]
+        #[arg(long, default_value_t = 3.0, value_parser = crate::cmd::parse_seconds)]
         seconds: f64,
     },
     /// Training speed: one SGD step and the forward pass of a run config's network
@@ -32,9 +32,9 @@ pub enum BenchCommand {
         /// A run config whose network and optimiser to measure.
         #[arg(long)]
         config: Option<std::path::PathBuf>,
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 256, value_parser = crate::cmd::parse_count)]
         batch: usize,
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
         steps: u32,
     },
     /// The network's forward pass at batch sizes 1…512, and end to end through the inference
@@ -55,7 +55,7 @@ pub enum BenchCommand {
         #[arg(long, default_value = "f32")]
         precision: gipfzero_model::Precision,
         /// Seconds of measurement per figure.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = crate::cmd::parse_seconds)]
         seconds: f64,
         /// Also the bare pass at batches 64 and 512 on this many threads at once, each with
         /// its own copy of the network (comma-separated: `2,4,8`), as the inference server's
@@ -79,7 +79,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 800)]
         simulations: u32,
         /// Trees searched in lockstep in the batched runs.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, default_value_t = 64, value_parser = crate::cmd::parse_count)]
         trees: usize,
     },
     /// Self-play with a fresh network: positions/s and the batch size reached, next to the

@@ -285,7 +285,7 @@ pub struct BenchSelfplayArgs {
     pub gpu_replicas: usize,
     /// Milliseconds a GPU batch waits for the rest of the workers' requests (as
     /// `threads.gpu_wait_ms`; 0 takes what is queued).
-    #[arg(long, default_value_t = gipfzero_train::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3)]
+    #[arg(long, default_value_t = gipfzero_train::agents::DEFAULT_GPU_WAIT.as_secs_f64() * 1e3, value_parser = parse_gpu_wait_ms)]
     pub gpu_wait_ms: f64,
     /// Passes in CUDA graph buckets on a GPU (as `threads.cuda_graphs`); the bare figures
     /// then run the same way.
@@ -312,6 +312,14 @@ impl BenchSelfplayArgs {
     fn pass_setting(&self) -> gipfzero_model::bench::PassSetting {
         let on_gpu = self.device.resolve() != tch::Device::Cpu;
         gipfzero_model::bench::PassSetting { device: self.device, precision: self.precision, cuda_graphs: self.cuda_graphs && on_gpu }
+    }
+}
+
+/// `--gpu-wait-ms`: as `threads.gpu_wait_ms`, finite, from 0 to 1000.
+fn parse_gpu_wait_ms(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && (0.0..=1000.0).contains(&value) => Ok(value),
+        _ => Err(format!("expected milliseconds from 0 to 1000, found {text:?}")),
     }
 }
 
