@@ -261,6 +261,11 @@ impl GeneratorConfig {
         if self.positions_per_shard == 0 {
             return bad("positions_per_shard", "must be at least 1");
         }
+        if self.max_turns == 0 {
+            // A game capped before its first turn has no position: nothing to write, and no
+            // shard would ever hold it (resuming relies on every game landing in one).
+            return bad("max_turns", "must be at least 1");
+        }
         if let Some(resign) = &self.resign {
             if !(-1.0..=1.0).contains(&resign.threshold) {
                 return bad("resign.threshold", "must lie in [-1, 1]");
@@ -1158,6 +1163,7 @@ mod tests {
         let bad = [
             GeneratorConfig { games_in_flight: 0, ..GeneratorConfig::default() },
             GeneratorConfig { positions_per_shard: 0, ..GeneratorConfig::default() },
+            GeneratorConfig { max_turns: 0, ..GeneratorConfig::default() },
             GeneratorConfig { resign: Some(ResignConfig { threshold: -1.5, ..ResignConfig::default() }), ..GeneratorConfig::default() },
             GeneratorConfig { resign: Some(ResignConfig { consecutive: 0, ..ResignConfig::default() }), ..GeneratorConfig::default() },
             GeneratorConfig { resign: Some(ResignConfig { disabled_fraction: 1.5, ..ResignConfig::default() }), ..GeneratorConfig::default() },
