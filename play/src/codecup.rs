@@ -121,8 +121,7 @@ pub fn run_codecup<S: AgentSource>(
     let mut line = String::new();
     let mut legal = Vec::new();
     let quit = loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if crate::read_line_lossy(input, &mut line)? == 0 {
             break false;
         }
         let text = line.trim();

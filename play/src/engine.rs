@@ -227,8 +227,7 @@ pub fn run_engine<S: AgentSource + Clone + 'static>(
     let mut games = 0u64;
     let mut line = String::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if crate::read_line_lossy(input, &mut line)? == 0 {
             return Ok(());
         }
         let text = line.trim();

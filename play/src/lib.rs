@@ -21,4 +21,18 @@ pub mod terminal;
 pub mod think;
 
 pub use hint::turn_shares;
+
+use std::io::{self, BufRead};
+
+/// Reads one line into `line` (cleared first), any bytes that are not UTF-8 replaced by
+/// U+FFFD: a stray byte from the other side is then a bad line, answered like any other,
+/// instead of an I/O error that ends the game or the session. Returns the bytes read, 0 at
+/// the end of the input.
+pub fn read_line_lossy(input: &mut impl BufRead, line: &mut String) -> io::Result<usize> {
+    let mut bytes = Vec::new();
+    let read = input.read_until(b'\n', &mut bytes)?;
+    line.clear();
+    line.push_str(&String::from_utf8_lossy(&bytes));
+    Ok(read)
+}
 pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker, TimeTally, TimedAgent};

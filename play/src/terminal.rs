@@ -152,7 +152,7 @@ pub fn play<G: Game>(
                 write!(output, "{mover} > ")?;
                 output.flush()?;
                 let mut line = String::new();
-                if input.read_line(&mut line)? == 0 {
+                if crate::read_line_lossy(input, &mut line)? == 0 {
                     writeln!(output)?;
                     writeln!(output, "Input ended; the game stops here.")?;
                     break Ending::InputEnded;

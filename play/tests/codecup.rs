@@ -108,6 +108,18 @@ fn bad_lines_are_logged_and_skipped() {
 }
 
 #[test]
+fn a_line_that_is_not_utf8_is_logged_and_skipped() {
+    // As White: the first turn, then stray bytes where Black's turn should be, then Quit.
+    let mut input: &[u8] = b"Start\n\xff\xfe\nQuit\n";
+    let (mut output, mut log) = (Vec::new(), Vec::new());
+    let game = run_codecup(Baseline::new("greedy").unwrap(), 4, TimePlan::new(CODECUP_GAME_TIME), &mut input, &mut output, &mut log).unwrap();
+    let log = String::from_utf8(log).unwrap();
+    assert!(game.quit, "{log}");
+    assert_eq!(game.record.len(), 1, "{:?}", game.record);
+    assert_eq!(log.matches("ignored").count(), 1, "{log}");
+}
+
+#[test]
 fn the_input_may_end_without_quit() {
     let peer = program("random", CODECUP_GAME_TIME);
     peer.send("Start");

@@ -172,6 +172,19 @@ fn show_undo_and_hint() {
 }
 
 #[test]
+fn a_line_that_is_not_utf8_is_a_bad_line_not_the_end() {
+    // Stray bytes from the other program: an error reply, and the session answers on.
+    let mut input: &[u8] = b"newgame dvonn\n\xff\xfe\nprotocol\n";
+    let mut output = Vec::new();
+    run_engine(Baseline::new("random").unwrap(), 1, &mut input, &mut output).unwrap();
+    let replies: Vec<String> = String::from_utf8(output).unwrap().lines().map(str::to_string).collect();
+    assert_eq!(replies.len(), 3, "{replies:#?}");
+    assert_eq!(replies[0], "ok newgame dvonn dvonn");
+    assert!(replies[1].starts_with("error unknown command \"\u{FFFD}\u{FFFD}\""), "{}", replies[1]);
+    assert_eq!(replies[2], "protocol gipfzero 1");
+}
+
+#[test]
 fn bad_input_gets_an_error_line_and_the_session_goes_on() {
     let script = "\
 play e3
