@@ -232,6 +232,11 @@ fn a_partial_network_block_takes_the_rest_from_the_default() {
     assert!(message.contains("network.norm_groups"), "{message}");
     let message = error_text("network:\n  blocks: 65\n");
     assert!(message.starts_with("run.yaml:2:11: network.blocks: must be at most 64"), "{message}");
+    // A width libtorch could not allocate is a located config error, not a panic at start-up.
+    let message = error_text("network:\n  channels: 1000000\n");
+    assert!(message.starts_with("run.yaml:2:13: network.channels: must be at most 1024"), "{message}");
+    let message = error_text("network:\n  value_hidden: 100000\n");
+    assert!(message.starts_with("run.yaml:2:17: network.value_hidden: must be at most 4096"), "{message}");
 }
 
 #[test]

@@ -105,6 +105,16 @@ impl RunConfig {
             "network.blocks",
             "must be at most 64",
         )?;
+        // Widths far beyond any network of this field (KataGo's widest trunk has 512
+        // channels), which would only fail as an allocation inside libtorch.
+        for (width, field, most) in [
+            (self.network.channels, "network.channels", 1024),
+            (self.network.policy_channels, "network.policy_channels", 1024),
+            (self.network.value_channels, "network.value_channels", 1024),
+            (self.network.value_hidden, "network.value_hidden", 4096),
+        ] {
+            check(width <= most, field, &format!("must be at most {most}"))?;
+        }
         self.network.validate().map_err(|error| {
             let field = match &error {
                 gipfzero_model::NetConfigError::Zero(name) => name.to_string(),
