@@ -122,6 +122,20 @@ impl NetConfig {
                 return Err(NetConfigError::Zero(name));
             }
         }
+        // Sizes far beyond any network of this field (KataGo's largest have 40-60 blocks and
+        // at most 512 channels), which would otherwise only fail as an allocation inside
+        // libtorch, a panic.
+        for (name, value, most) in [
+            ("blocks", self.blocks, 64),
+            ("channels", self.channels, 1024),
+            ("policy_channels", self.policy_channels, 1024),
+            ("value_channels", self.value_channels, 1024),
+            ("value_hidden", self.value_hidden, 4096),
+        ] {
+            if value > most {
+                return Err(NetConfigError::TooLarge { name, value, most });
+            }
+        }
         if self.global_pool_channels > self.channels {
             return Err(NetConfigError::TooManyPooled {
                 pooled: self.global_pool_channels,
@@ -146,6 +160,8 @@ impl NetConfig {
 pub enum NetConfigError {
     #[error("network setting {0} must be positive")]
     Zero(&'static str),
+    #[error("network setting {name} ({value}) must be at most {most}")]
+    TooLarge { name: &'static str, value: usize, most: usize },
     #[error("global_pool_channels ({pooled}) exceeds channels ({channels})")]
     TooManyPooled { pooled: usize, channels: usize },
     #[error("{name} ({value}) is not a multiple of norm_groups ({groups})")]

@@ -286,6 +286,17 @@ mod network {
             ),
             (NetConfig { norm_groups: 0, ..base.clone() }, NetConfigError::Zero("norm_groups")),
             (NetConfig { channels: 0, ..base.clone() }, NetConfigError::Zero("channels")),
+            // Refused before libtorch is asked for the memory (a million channels panicked in
+            // its allocator).
+            (
+                NetConfig { channels: 1_000_000, ..base.clone() },
+                NetConfigError::TooLarge { name: "channels", value: 1_000_000, most: 1024 },
+            ),
+            (NetConfig { blocks: 65, ..base.clone() }, NetConfigError::TooLarge { name: "blocks", value: 65, most: 64 }),
+            (
+                NetConfig { value_hidden: 4097, ..base.clone() },
+                NetConfigError::TooLarge { name: "value_hidden", value: 4097, most: 4096 },
+            ),
         ];
         for (config, error) in cases {
             assert_eq!(Network::new(&ZERTZ, &config, Device::Cpu).unwrap_err(), error);

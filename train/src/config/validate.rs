@@ -100,31 +100,16 @@ impl RunConfig {
             "must be between 0 and 1000 milliseconds",
         )?;
 
-        check(
-            self.network.blocks <= 64,
-            "network.blocks",
-            "must be at most 64",
-        )?;
-        // Widths far beyond any network of this field (KataGo's widest trunk has 512
-        // channels), which would only fail as an allocation inside libtorch.
-        for (width, field, most) in [
-            (self.network.channels, "network.channels", 1024),
-            (self.network.policy_channels, "network.policy_channels", 1024),
-            (self.network.value_channels, "network.value_channels", 1024),
-            (self.network.value_hidden, "network.value_hidden", 4096),
-        ] {
-            check(width <= most, field, &format!("must be at most {most}"))?;
-        }
         self.network.validate().map_err(|error| {
-            let field = match &error {
-                gipfzero_model::NetConfigError::Zero(name) => name.to_string(),
-                gipfzero_model::NetConfigError::TooManyPooled { .. } => {
-                    "global_pool_channels".to_string()
-                }
-                gipfzero_model::NetConfigError::Groups { .. } => "norm_groups".to_string(),
-                gipfzero_model::NetConfigError::EmptySpec => "blocks".to_string(),
+            use gipfzero_model::NetConfigError;
+            let (field, message) = match &error {
+                NetConfigError::Zero(name) => (name.to_string(), error.to_string()),
+                NetConfigError::TooLarge { name, most, .. } => (name.to_string(), format!("must be at most {most}")),
+                NetConfigError::TooManyPooled { .. } => ("global_pool_channels".to_string(), error.to_string()),
+                NetConfigError::Groups { .. } => ("norm_groups".to_string(), error.to_string()),
+                NetConfigError::EmptySpec => ("blocks".to_string(), error.to_string()),
             };
-            Invalid::new(format!("network.{field}"), error.to_string())
+            Invalid::new(format!("network.{field}"), message)
         })?;
 
         if let Some(from) = &self.init_from {
