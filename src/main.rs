@@ -98,7 +98,8 @@ fn main() -> ExitCode {
 fn end_by_sigpipe_when_stdout_closes() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let message = info.payload_as_str().unwrap_or("");
+        let payload = info.payload();
+        let message = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("");
         if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
             // SAFETY: SIG_DFL is always a valid disposition; raise only signals this process.
             unsafe {

@@ -26,6 +26,7 @@ fn a_closed_stdout_ends_a_listing_without_a_panic() {
     // has had enough): the command dies of SIGPIPE as Unix tools do, with nothing on stderr,
     // rather than panicking in println!. A match too, which keeps SIGPIPE ignored for the
     // programs it may play against.
+    use std::os::fd::{FromRawFd, OwnedFd};
     use std::os::unix::process::ExitStatusExt;
     let commands = [
         &["info"][..],
@@ -33,7 +34,11 @@ fn a_closed_stdout_ends_a_listing_without_a_panic() {
         &["evaluate", "dvonn", "random", "random", "--games", "2", "--quiet"][..],
     ];
     for args in commands {
-        let (reader, writer) = std::io::pipe().expect("a pipe");
+        let mut ends = [0; 2];
+        // SAFETY: `ends` has room for the two descriptors pipe(2) writes.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0, "a pipe");
+        // SAFETY: both descriptors were just opened and are owned here alone.
+        let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
         drop(reader);
         let output = Command::new(env!("CARGO_BIN_EXE_gipfzero"))
             .args(args)
