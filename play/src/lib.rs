@@ -21,6 +21,7 @@ pub mod terminal;
 pub mod think;
 
 pub use hint::turn_shares;
+pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker, TimeTally, TimedAgent};
 
 use std::io::{self, BufRead};
 
@@ -35,4 +36,3 @@ pub fn read_line_lossy(input: &mut impl BufRead, line: &mut String) -> io::Resul
     line.push_str(&String::from_utf8_lossy(&bytes));
     Ok(read)
 }
-pub use think::{error_text, AgentSource, Baseline, BaselineError, Budget, GameClock, ThinkError, Thinker, TimeTally, TimedAgent};

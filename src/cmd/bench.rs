@@ -309,9 +309,11 @@ impl GameVisitor for ModelBench {
             tch::get_num_threads()
         );
         let batches = [1, 8, 64, 256, 512];
-        let mut settings = vec![("bare forward ", PassSetting::plain(self.device, self.precision))];
+        let plain = PassSetting::plain(self.device, self.precision);
+        let graphed = PassSetting { cuda_graphs: true, ..plain };
+        let mut settings = vec![("bare forward ", plain)];
         if self.cuda_graphs {
-            settings.push(("cuda graphs  ", PassSetting { cuda_graphs: true, ..settings[0].1 }));
+            settings.push(("cuda graphs  ", graphed));
         }
         for &(label, setting) in &settings {
             for figure in forward_throughput(spec, net, &batches, setting, self.duration, 1)? {
@@ -324,8 +326,7 @@ impl GameVisitor for ModelBench {
             }
         }
         if self.cuda_graphs {
-            let setting = PassSetting { cuda_graphs: true, ..settings[0].1 };
-            for (batch, difference) in graph_difference(spec, net, &[1, 8, 50, 64, 256, 512], setting)? {
+            for (batch, difference) in graph_difference(spec, net, &[1, 8, 50, 64, 256, 512], graphed)? {
                 println!("cuda graphs     batch {batch:>4}: largest difference from a plain pass {difference:.3e}");
             }
         }

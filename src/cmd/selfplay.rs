@@ -307,18 +307,28 @@ pub struct BenchSelfplayArgs {
 }
 
 impl BenchSelfplayArgs {
-    /// How the bare passes that self-play is compared with run: as its server's do (CUDA
-    /// graph buckets only on a GPU, as the server has them).
+    /// How the self-play's networks are served.
+    fn serving(&self) -> Serving {
+        Serving {
+            device: self.device,
+            precision: self.precision,
+            gpu_replicas: self.gpu_replicas,
+            gpu_wait: Duration::from_secs_f64(self.gpu_wait_ms / 1e3),
+            cuda_graphs: self.cuda_graphs,
+        }
+    }
+
+    /// How the bare passes that self-play is compared with run: as its server's do.
     fn pass_setting(&self) -> gipfzero_model::bench::PassSetting {
-        let on_gpu = self.device.resolve() != tch::Device::Cpu;
-        gipfzero_model::bench::PassSetting { device: self.device, precision: self.precision, cuda_graphs: self.cuda_graphs && on_gpu }
+        let serving = self.serving();
+        gipfzero_model::bench::PassSetting { device: serving.device, precision: serving.precision, cuda_graphs: serving.graphs_on_device() }
     }
 }
 
 /// `--gpu-wait-ms`: as `threads.gpu_wait_ms`, finite, from 0 to 1000.
 fn parse_gpu_wait_ms(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && (0.0..=1000.0).contains(&value) => Ok(value),
+        Ok(value) if gipfzero_train::agents::valid_gpu_wait_ms(value) => Ok(value),
         _ => Err(format!("expected milliseconds from 0 to 1000, found {text:?}")),
     }
 }
@@ -407,13 +417,7 @@ impl GameVisitor for Bench<'_> {
         // selfplay` and training run.
         let counts = if args.workers.is_empty() { vec![rayon::current_num_threads()] } else { args.workers.clone() };
         let mut measured: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
-        let serving = Serving {
-            device: args.device,
-            precision: args.precision,
-            gpu_replicas: args.gpu_replicas,
-            gpu_wait: Duration::from_secs_f64(args.gpu_wait_ms / 1e3),
-            cuda_graphs: args.cuda_graphs,
-        };
+        let serving = args.serving();
         for _ in 0..args.rounds.max(1) {
             for (k, &count) in counts.iter().enumerate() {
                 let workers = count.clamp(1, args.in_flight.max(1));

@@ -162,6 +162,12 @@ impl Serving {
             wanted.clamp(1, searchers.max(1))
         }
     }
+
+    /// Whether the servers' passes run as CUDA graphs: asked for, and on a GPU (`cuda_graphs`
+    /// is ignored on a CPU).
+    pub fn graphs_on_device(&self) -> bool {
+        self.cuda_graphs && self.device.resolve() != tch::Device::Cpu
+    }
 }
 
 /// Server threads on a GPU unless configured: one. Measured on an H200 (docs/PERFORMANCE.md,
@@ -176,6 +182,12 @@ pub const DEFAULT_GPU_REPLICAS: usize = 1;
 /// pass holds every searcher's leaves and the generation's tail, where searchers have stopped,
 /// loses at most that per pass.
 pub const DEFAULT_GPU_WAIT: Duration = Duration::from_millis(2);
+
+/// Whether `milliseconds` is a GPU batch's wait that can be configured
+/// (`threads.gpu_wait_ms`, `bench selfplay --gpu-wait-ms`): finite, from 0 to 1000.
+pub fn valid_gpu_wait_ms(milliseconds: f64) -> bool {
+    milliseconds.is_finite() && (0.0..=1000.0).contains(&milliseconds)
+}
 
 impl ServedNetwork {
     /// Serves `network` (of `spec`'s variant) on `device` to `searchers` threads that search
@@ -194,8 +206,7 @@ impl ServedNetwork {
     /// [`ServedNetwork::serve`] as `serving` says.
     pub fn serve_in(network: &Network, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let replicas = serving.replicas(searchers);
-        let on_cpu = serving.device.resolve() == tch::Device::Cpu;
-        let (max_batch, max_wait, requesters) = if on_cpu {
+        let (max_batch, max_wait, requesters) = if serving.device.resolve() == tch::Device::Cpu {
             // Searches send whole steps to replicas of their own: waiting for more requests
             // would only add latency.
             (max_batch.div_ceil(replicas), Duration::ZERO, 0)
@@ -212,7 +223,7 @@ impl ServedNetwork {
             device: serving.device,
             precision: serving.precision,
             replicas,
-            cuda_graphs: serving.cuda_graphs && !on_cpu,
+            cuda_graphs: serving.graphs_on_device(),
             ..ServerConfig::default()
         };
         let server = InferenceServer::spawn(network, config).map_err(AgentsError::Server)?;

@@ -95,7 +95,7 @@ impl RunConfig {
             "must be at least 1",
         )?;
         check(
-            self.threads.gpu_wait_ms.is_finite() && (0.0..=1000.0).contains(&self.threads.gpu_wait_ms),
+            crate::agents::valid_gpu_wait_ms(self.threads.gpu_wait_ms),
             "threads.gpu_wait_ms",
             "must be between 0 and 1000 milliseconds",
         )?;
