@@ -63,7 +63,7 @@ fn info_runs_without_ld_library_path_and_reports_libtorch_2_11() {
     assert!(text.contains(graphs), "no {graphs:?} in:\n{text}");
     assert!(text.contains("threads: rayon"), "no thread line in:\n{text}");
     assert!(
-        text.contains("allocator: glibc malloc, mmap threshold 32 MiB, trim threshold 64 MiB"),
+        text.contains("allocator: glibc malloc, mmap threshold 32 MiB, trim threshold 64 MiB, no fastbins"),
         "no allocator line in:\n{text}"
     );
     for game in ["zertz", "dvonn", "lyngk"] {

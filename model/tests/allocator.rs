@@ -15,7 +15,7 @@ fn glibc_takes_the_thresholds_once_and_info_reports_them() {
     } else {
         AllocatorSetting::Tuned
     };
-    // Tuned only when glibc accepted both mallopt calls.
+    // Tuned only when glibc accepted all three mallopt calls.
     assert_eq!(tune_allocator(), expected);
     assert_eq!(tune_allocator(), expected, "the answer of the first call stays");
     assert_eq!(runtime_info().allocator, Some(expected));
