@@ -79,8 +79,8 @@ impl fmt::Display for AllocatorSetting {
 static ALLOCATOR: OnceLock<AllocatorSetting> = OnceLock::new();
 
 /// Fixes glibc malloc's `mmap` and trim thresholds, and turns its fastbins off, for libtorch's
-/// CPU work. Call it once at
-/// start-up, before other threads run (the binary does, before it sizes the thread pools).
+/// CPU work. Call it once at start-up, before other threads run (the binary does, before it
+/// sizes the thread pools).
 ///
 /// Why: libtorch allocates every activation, gradient and optimiser temporary with
 /// `posix_memalign` and frees it again within the step, and glibc's adaptive thresholds hand
@@ -97,7 +97,7 @@ static ALLOCATOR: OnceLock<AllocatorSetting> = OnceLock::new();
 /// (`malloc_consolidate`), which took about a tenth of the inference threads' time in a
 /// profile of two-worker self-play; without them small blocks still go through glibc's
 /// per-thread cache. Measured the same way (docs/PERFORMANCE.md, "Fastbins"), self-play
-/// evaluated 5–12 % more positions a second.
+/// evaluated 5–15 % more positions a second.
 ///
 /// `GLIBC_TUNABLES` naming a `glibc.malloc.` parameter wins: then nothing is changed.
 pub fn tune_allocator() -> AllocatorSetting {
@@ -106,13 +106,13 @@ pub fn tune_allocator() -> AllocatorSetting {
         if user_set {
             AllocatorSetting::UserTunables
         } else {
-            set_thresholds()
+            set_parameters()
         }
     })
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn set_thresholds() -> AllocatorSetting {
+fn set_parameters() -> AllocatorSetting {
     // SAFETY: mallopt only changes the allocator's parameters; called before other threads
     // allocate (see tune_allocator), and glibc takes its own lock anyway.
     let set = unsafe {
@@ -128,7 +128,7 @@ fn set_thresholds() -> AllocatorSetting {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn set_thresholds() -> AllocatorSetting {
+fn set_parameters() -> AllocatorSetting {
     AllocatorSetting::Unchanged
 }
 
