@@ -346,13 +346,20 @@ fn bench_selfplay_uses_every_worker_and_a_replica_each() {
     assert!(stdout.contains(&format!("bare forward {on}")), "{stdout}");
     // The passes the server ran, and the bare pass over passes of their sizes.
     assert!(stdout.contains("forward passes of") && stdout.contains("over passes of the sizes self-play ran"), "{stdout}");
-    // Several counts, taking turns: a line per run and their ratios.
-    let output = gipfzero(&["bench", "selfplay", "dvonn", "--tiny", "--in-flight", "4", "--games", "4", "--simulations", "4", "--device", "cpu", "--workers", "1,2", "--rounds", "2"]);
+    // The passes run on the workers' own threads unless --server-threads.
+    assert!(stdout.contains("device cpu, passes on the workers' threads\n"), "{stdout}");
+    // Several counts, taking turns: a line per run, the medians of their shares of the bare
+    // pass, and their ratios.
+    let output = gipfzero(&["bench", "selfplay", "dvonn", "--tiny", "--in-flight", "4", "--games", "4", "--simulations", "4", "--device", "cpu", "--workers", "1,2", "--rounds", "2", "--server-threads"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
     assert_eq!(stdout.matches(", 1 workers, 1 network replicas").count(), 2, "{stdout}");
     assert_eq!(stdout.matches(", 2 workers, ").count(), 2, "{stdout}");
+    assert_eq!(stdout.matches("device cpu, passes on server threads\n").count(), 4, "{stdout}");
     assert!(stdout.contains("cores busy"), "{stdout}");
+    let shares = stdout.lines().find_map(|line| line.strip_prefix("self-play's share of the bare forward pass at the batch reached and over the passes run (median of 2 rounds): ")).unwrap_or_else(|| panic!("no shares in {stdout}"));
+    let parts: Vec<&str> = shares.split(", ").collect();
+    assert!(parts.len() == 2 && parts[0].starts_with("1 workers ") && parts[1].starts_with("2 workers ") && parts.iter().all(|part| part.matches(" % ").count() == 1 && part.ends_with(" %")), "{shares}");
     assert!(stdout.contains("positions evaluated per second against 1 workers (median of 2 rounds): 1 workers 1.00, 2 workers "), "{stdout}");
 }
 

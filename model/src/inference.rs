@@ -1,10 +1,12 @@
-//! The inference server: one thread owns a copy of the network and answers evaluation
-//! requests from any number of searching threads.
+//! The inference server: copies of the network that answer evaluation requests from any
+//! number of searching threads.
 //!
 //! Why a server: tch tensors are not `Sync`, and a network forward pass is far cheaper per
 //! position in a batch than one at a time (see `benches/forward.rs`). Workers therefore never
-//! touch the network; they send [`Batch`]es of positions (observation + legal actions) over a
-//! channel, and the server gathers requests into one forward pass. A gathered batch closes
+//! hold the network; they send [`Batch`]es of positions (observation + legal actions) through
+//! a handle, and a server thread gathers requests from its channel into one forward pass (or,
+//! on a CPU, the asking thread runs its own request on a copy it takes: "Passes on the
+//! callers" below). A gathered batch closes
 //! when it holds `max_batch` positions, or a request from each of its `requesters` (when the
 //! caller knows them: threads that each wait for their answer before they send again, so no
 //! more can come), or `max_wait` after its first request arrived, whichever comes first; with
@@ -27,6 +29,18 @@
 //! can come: the GPU server waits for all its requesters (bounded by `max_wait`) instead of
 //! taking what is queued.
 //!
+//! **Passes on the callers.** With [`ServerConfig::on_callers`] there are no server threads:
+//! the replicas wait behind locks, and a thread that asks takes a free one (the one it took
+//! first, when that is free) and runs the pass itself. On a CPU with a replica per searching
+//! worker that is the same work without the hand-over: no channel, no waking of another
+//! thread, and the observations, the weights and the answers stay in the caches of the core
+//! that searched (docs/PERFORMANCE.md, "Passes on the workers' threads": one-worker CPU
+//! self-play evaluated about a fifth more positions a second so). Requests are then not
+//! gathered; a CPU server gathers little anyway, each worker's step being one request to a
+//! replica of its own.
+//! The asking threads get the server's intra-op thread count set (libtorch's setting is per
+//! thread), so a thread that also trains should not ask.
+//!
 //! **Answers that do not depend on the batch.** libtorch's CPU matrix products (the linear
 //! layers) give a row other last bits depending on how many rows the product has, unless
 //! that number is a multiple of the kernels' row block: 4 on the AMD EPYC machines with AVX2
@@ -44,11 +58,13 @@
 //! passes, up to 7 positions of 8 for a search alone.
 //!
 //! Shutdown: dropping the [`InferenceServer`] stops the threads after they have answered what
-//! they already received; handles that outlive it get [`InferenceError::Closed`]. The threads
+//! they already received (or, on the callers, waits for the passes under way and drops the
+//! replicas); handles that outlive it get [`InferenceError::Closed`]. The threads
 //! also stop by themselves when the server and every handle are gone.
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -113,6 +129,12 @@ pub struct ServerConfig {
     /// CUDA device ([`crate::cuda_graph`]); on a CPU the buckets run eagerly (what the tests
     /// check; slower than plain passes).
     pub cuda_graphs: bool,
+    /// The forward passes run on the threads that ask, each taking a free replica, instead of
+    /// on server threads (module docs, "Passes on the callers"): no hand-over between
+    /// threads, and no gathering (`max_batch`, `max_wait` and `requesters` are then unused:
+    /// each request is one pass; `cuda_graphs` is ignored). For CPU self-play, whose workers
+    /// each have a replica.
+    pub on_callers: bool,
 }
 
 /// Rows the linear layers of a forward pass are padded to a multiple of, by default: a
@@ -133,6 +155,7 @@ impl Default for ServerConfig {
             replicas: 1,
             pad_rows: DEFAULT_PAD_ROWS,
             cuda_graphs: false,
+            on_callers: false,
         }
     }
 }
@@ -348,10 +371,90 @@ pub struct ServerStats {
 /// A cloneable, `Send + Sync` way to reach the inference server from any thread.
 #[derive(Clone, Debug)]
 pub struct InferenceHandle {
-    sender: mpsc::Sender<Message>,
+    route: Route,
     observation_len: usize,
     action_count: usize,
     counters: Arc<Counters>,
+}
+
+/// Where a handle's requests go.
+#[derive(Clone)]
+enum Route {
+    /// To the server threads' queue.
+    Queue(mpsc::Sender<Message>),
+    /// To a replica the asking thread takes ([`ServerConfig::on_callers`]).
+    Callers(Arc<CallerReplicas>),
+}
+
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Route::Queue(_) => f.write_str("Queue"),
+            Route::Callers(replicas) => write!(f, "Callers({} replicas)", replicas.slots.len()),
+        }
+    }
+}
+
+/// The replicas of a server whose passes run on the callers: each behind its own lock, taken
+/// by one asking thread for one pass; `None` once the server has stopped.
+struct CallerReplicas {
+    slots: Vec<Mutex<Option<Replica>>>,
+    /// libtorch intra-op threads for a pass, set on each asking thread (per thread in
+    /// libtorch) before its first pass.
+    intra_op_threads: i32,
+    pad_rows: usize,
+    /// Hands out the replica each asking thread tries first, in turn.
+    next_preferred: AtomicUsize,
+}
+
+thread_local! {
+    /// This thread's first choice among a callers server's replicas: its index in the order
+    /// threads first asked (any server's), so that N threads asking N replicas each keep one
+    /// (and its weights stay in that core's caches). Never locked by anyone else unless busy.
+    static PREFERRED: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+impl CallerReplicas {
+    /// One pass of `batch` on a replica: this thread's own when free, else any free one, else
+    /// its own once free.
+    fn evaluate(&self, batch: Batch) -> Result<BatchEvaluation, InferenceError> {
+        let n = self.slots.len();
+        let preferred = PREFERRED.with(|cell| match cell.get() {
+            Some(index) => index,
+            None => {
+                let index = self.next_preferred.fetch_add(1, Ordering::Relaxed);
+                cell.set(Some(index));
+                index
+            }
+        }) % n;
+        let mut guard = None;
+        for k in 0..n {
+            if let Ok(slot) = self.slots[(preferred + k) % n].try_lock() {
+                guard = Some(slot);
+                break;
+            }
+        }
+        let mut slot = match guard {
+            Some(slot) => slot,
+            None => self.slots[preferred].lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
+        };
+        let Some(replica) = slot.as_mut() else { return Err(InferenceError::Closed) };
+        if tch::get_num_threads() != self.intra_op_threads {
+            tch::set_num_threads(self.intra_op_threads);
+        }
+        let outcome = replica.forward(self.pad_rows, None, &batch.observations, batch.len());
+        match outcome {
+            Ok(()) => Ok(replica.answer(batch, 0)),
+            Err(message) => Err(InferenceError::Forward(message)),
+        }
+    }
+
+    /// Drops every replica's network, after the passes under way.
+    fn stop(&self) {
+        for slot in &self.slots {
+            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        }
+    }
 }
 
 impl InferenceHandle {
@@ -369,11 +472,23 @@ impl InferenceHandle {
         if batch.is_empty() {
             return Ok(BatchEvaluation { values: Vec::new(), priors: Vec::new(), batch });
         }
-        let (reply, answer) = mpsc::sync_channel(1);
-        self.sender
-            .send(Message::Evaluate(Job { batch, reply }))
-            .map_err(|_| InferenceError::Closed)?;
-        answer.recv().map_err(|_| InferenceError::Closed)?
+        match &self.route {
+            Route::Queue(sender) => {
+                let (reply, answer) = mpsc::sync_channel(1);
+                sender.send(Message::Evaluate(Job { batch, reply })).map_err(|_| InferenceError::Closed)?;
+                answer.recv().map_err(|_| InferenceError::Closed)?
+            }
+            Route::Callers(replicas) => {
+                // Counted before the answer returns, as the server threads count theirs; a
+                // request that finds the server stopped ran no pass.
+                let positions = batch.len();
+                let answer = replicas.evaluate(batch);
+                if !matches!(answer, Err(InferenceError::Closed)) {
+                    self.counters.count(positions);
+                }
+                answer
+            }
+        }
     }
 
     /// Evaluates one position.
@@ -416,12 +531,14 @@ impl InferenceHandle {
 pub struct InferenceServer {
     handle: InferenceHandle,
     threads: Vec<thread::JoinHandle<()>>,
+    replicas: usize,
 }
 
 impl InferenceServer {
     /// Starts the server's threads, each with a snapshot of `network`'s weights (copied to the
     /// configured device and precision; later training of `network` does not affect the
-    /// server).
+    /// server). With [`ServerConfig::on_callers`] it starts no threads: the replicas wait for
+    /// the threads that ask.
     pub fn spawn(
         network: &Network,
         config: ServerConfig,
@@ -437,21 +554,35 @@ impl InferenceServer {
         let intra_op_threads =
             config.intra_op_threads.unwrap_or(tch::get_num_threads().max(1) as usize);
         let spec = network.spec();
-        let (sender, receiver) = mpsc::channel();
-        let receiver = Arc::new(Mutex::new(receiver));
-        let counters = Arc::new(Counters::default());
-        let handle = InferenceHandle {
-            sender,
-            observation_len: spec.observation_len(),
-            action_count: spec.action_count,
-            counters: Arc::clone(&counters),
-        };
-        let mut server = InferenceServer { handle, threads: Vec::new() };
-        for replica in 0..config.replicas.max(1) {
+        let replicas = config.replicas.max(1);
+        let new_replica = || {
             let mut model = network.copy_to(device);
             if config.precision == Precision::Bf16 {
                 model.var_store_mut().bfloat16();
             }
+            Replica { model, scratch: Scratch::default() }
+        };
+        let counters = Arc::new(Counters::default());
+        let handle = |route| InferenceHandle {
+            route,
+            observation_len: spec.observation_len(),
+            action_count: spec.action_count,
+            counters: Arc::clone(&counters),
+        };
+        if config.on_callers {
+            let callers = CallerReplicas {
+                slots: (0..replicas).map(|_| Mutex::new(Some(new_replica()))).collect(),
+                intra_op_threads: intra_op_threads as i32,
+                pad_rows: config.pad_rows,
+                next_preferred: AtomicUsize::new(0),
+            };
+            return Ok(InferenceServer { handle: handle(Route::Callers(Arc::new(callers))), threads: Vec::new(), replicas });
+        }
+        let (sender, receiver) = mpsc::channel();
+        let receiver = Arc::new(Mutex::new(receiver));
+        let mut server = InferenceServer { handle: handle(Route::Queue(sender)), threads: Vec::new(), replicas };
+        for replica in 0..replicas {
+            let model = new_replica();
             let (config, receiver, counters) = (config.clone(), Arc::clone(&receiver), Arc::clone(&counters));
             let thread = thread::Builder::new()
                 .name(format!("inference-{replica}"))
@@ -466,9 +597,15 @@ impl InferenceServer {
         Ok(server)
     }
 
-    /// The threads serving requests, each with its copy of the network.
+    /// The copies of the network serving requests (each on a thread of its own, or taken by
+    /// the asking threads).
     pub fn replicas(&self) -> usize {
-        self.threads.len()
+        self.replicas
+    }
+
+    /// Whether the passes run on the asking threads ([`ServerConfig::on_callers`]).
+    pub fn on_callers(&self) -> bool {
+        matches!(self.handle.route, Route::Callers(_))
     }
 
     /// A handle to send requests from another thread.
@@ -482,9 +619,15 @@ impl InferenceServer {
 
 impl Drop for InferenceServer {
     fn drop(&mut self) {
-        // One stop for each replica; a send fails only when every thread is already gone.
-        for _ in &self.threads {
-            let _ = self.handle.sender.send(Message::Stop);
+        match &self.handle.route {
+            Route::Queue(sender) => {
+                // One stop for each replica; a send fails only when every thread is already
+                // gone.
+                for _ in &self.threads {
+                    let _ = sender.send(Message::Stop);
+                }
+            }
+            Route::Callers(replicas) => replicas.stop(),
         }
         for thread in self.threads.drain(..) {
             let _ = thread.join();
@@ -495,14 +638,14 @@ impl Drop for InferenceServer {
 /// One replica's loop: gather, run, answer, until stopped or every sender is gone. The
 /// replica holds the queue while it gathers (the others wait for the queue, not for work).
 fn serve(
-    model: Network,
+    mut replica: Replica,
     config: ServerConfig,
     receiver: &Mutex<mpsc::Receiver<Message>>,
     counters: &Counters,
 ) {
     let max_batch = config.max_batch.max(1);
     let mut jobs: Vec<Job> = Vec::new();
-    let mut scratch = Scratch::default();
+    // Made on the thread that captures and replays them (a capture is per thread).
     let mut buckets = config.cuda_graphs.then(|| Buckets::new(max_batch, config.pad_rows));
     loop {
         let Ok(receiver) = receiver.lock() else { return };
@@ -551,14 +694,20 @@ fn serve(
         // Counted before the answers go out, so a requester that reads the counters after
         // its answer sees its own pass.
         counters.count(positions);
-        run_jobs(&model, config.pad_rows, buckets.as_mut(), &mut jobs, &mut scratch);
+        replica.run_jobs(config.pad_rows, buckets.as_mut(), &mut jobs);
         if stop {
             return;
         }
     }
 }
 
-/// Buffers the server reuses from one forward pass to the next.
+/// One copy of the network with the buffers its passes reuse.
+struct Replica {
+    model: Network,
+    scratch: Scratch,
+}
+
+/// Buffers a replica reuses from one forward pass to the next.
 #[derive(Default)]
 struct Scratch {
     observations: Vec<f32>,
@@ -566,61 +715,79 @@ struct Scratch {
     values: Vec<f32>,
 }
 
-/// One forward pass over every job's positions, its linear layers' rows padded to a multiple
-/// of `pad_rows`, through `buckets` when given (a pass larger than the largest bucket runs as
-/// it is); answers each job on its reply channel.
-fn run_jobs(model: &Network, pad_rows: usize, buckets: Option<&mut Buckets>, jobs: &mut Vec<Job>, scratch: &mut Scratch) {
-    let observation_len = model.spec().observation_len();
-    let action_count = model.spec().action_count;
-    scratch.observations.clear();
-    for job in jobs.iter() {
-        scratch.observations.extend_from_slice(&job.batch.observations);
-    }
-    let positions = scratch.observations.len() / observation_len;
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        let observations =
-            Tensor::from_slice(&scratch.observations).reshape([positions as i64, observation_len as i64]);
-        let bucketed = match buckets {
-            Some(buckets) => buckets.forward(model, &observations).map_err(|e| e.to_string())?,
-            None => None,
-        };
-        let (logits, values) = match bucketed {
-            Some(output) => (output.policy_logits, output.value),
-            None => {
-                let xs = observations.to_device(model.device()).to_kind(model.parameter_kind());
-                let output = tch::no_grad(|| model.forward_rows(&xs, pad_rows));
-                (output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu), output.value.to_kind(Kind::Float).to_device(Device::Cpu))
-            }
-        };
-        scratch.logits.resize(positions * action_count, 0.0);
-        scratch.values.resize(positions, 0.0);
-        logits.f_copy_data(&mut scratch.logits, positions * action_count).map_err(|e| e.to_string())?;
-        values.f_copy_data(&mut scratch.values, positions).map_err(|e| e.to_string())
-    }));
-    let failure = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(error)) => Some(error),
-        Err(payload) => Some(panic_message(payload.as_ref())),
-    };
-    let mut row = 0;
-    for job in jobs.drain(..) {
-        let answer = match &failure {
-            Some(message) => Err(InferenceError::Forward(message.clone())),
-            None => {
-                let n = job.batch.len();
-                let values = scratch.values[row..row + n].to_vec();
-                let mut priors = Vec::with_capacity(job.batch.legal_actions.len());
-                for i in 0..n {
-                    let logits =
-                        &scratch.logits[(row + i) * action_count..(row + i + 1) * action_count];
-                    softmax_over_legal(logits, job.batch.legal(i), &mut priors);
+impl Replica {
+    /// One forward pass over `positions` rows of `observations`, its linear layers' rows
+    /// padded to a multiple of `pad_rows`, through `buckets` when given (a pass larger than
+    /// the largest bucket runs as it is); the outputs land in the scratch's logits and
+    /// values. A libtorch panic is an error, not the thread's end.
+    fn forward(&mut self, pad_rows: usize, buckets: Option<&mut Buckets>, observations: &[f32], positions: usize) -> Result<(), String> {
+        let (model, scratch) = (&self.model, &mut self.scratch);
+        let observation_len = model.spec().observation_len();
+        let action_count = model.spec().action_count;
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            let observations =
+                Tensor::from_slice(observations).reshape([positions as i64, observation_len as i64]);
+            let bucketed = match buckets {
+                Some(buckets) => buckets.forward(model, &observations).map_err(|e| e.to_string())?,
+                None => None,
+            };
+            let (logits, values) = match bucketed {
+                Some(output) => (output.policy_logits, output.value),
+                None => {
+                    let xs = observations.to_device(model.device()).to_kind(model.parameter_kind());
+                    let output = tch::no_grad(|| model.forward_rows(&xs, pad_rows));
+                    (output.policy_logits.to_kind(Kind::Float).to_device(Device::Cpu), output.value.to_kind(Kind::Float).to_device(Device::Cpu))
                 }
-                Ok(BatchEvaluation { values, priors, batch: job.batch })
-            }
-        };
-        row += answer.as_ref().map_or(0, |a| a.len());
-        // A requester that gave up waiting is no error of the server's.
-        let _ = job.reply.send(answer);
+            };
+            scratch.logits.resize(positions * action_count, 0.0);
+            scratch.values.resize(positions, 0.0);
+            logits.f_copy_data(&mut scratch.logits, positions * action_count).map_err(|e| e.to_string())?;
+            values.f_copy_data(&mut scratch.values, positions).map_err(|e| e.to_string())
+        }));
+        match outcome {
+            Ok(result) => result,
+            Err(payload) => Err(panic_message(payload.as_ref())),
+        }
+    }
+
+    /// The answer to `batch`, whose positions were rows `row..` of the last pass: values, and
+    /// policies softmaxed over each position's legal actions.
+    fn answer(&self, batch: Batch, row: usize) -> BatchEvaluation {
+        let action_count = self.model.spec().action_count;
+        let n = batch.len();
+        let values = self.scratch.values[row..row + n].to_vec();
+        let mut priors = Vec::with_capacity(batch.legal_actions.len());
+        for i in 0..n {
+            let logits = &self.scratch.logits[(row + i) * action_count..(row + i + 1) * action_count];
+            softmax_over_legal(logits, batch.legal(i), &mut priors);
+        }
+        BatchEvaluation { values, priors, batch }
+    }
+
+    /// One forward pass over every job's positions; answers each job on its reply channel.
+    fn run_jobs(&mut self, pad_rows: usize, buckets: Option<&mut Buckets>, jobs: &mut Vec<Job>) {
+        let mut observations = std::mem::take(&mut self.scratch.observations);
+        observations.clear();
+        for job in jobs.iter() {
+            observations.extend_from_slice(&job.batch.observations);
+        }
+        let positions = observations.len() / self.model.spec().observation_len();
+        let failure = self.forward(pad_rows, buckets, &observations, positions).err();
+        self.scratch.observations = observations;
+        let mut row = 0;
+        for job in jobs.drain(..) {
+            let answer = match &failure {
+                Some(message) => Err(InferenceError::Forward(message.clone())),
+                None => {
+                    let n = job.batch.len();
+                    let answer = self.answer(job.batch, row);
+                    row += n;
+                    Ok(answer)
+                }
+            };
+            // A requester that gave up waiting is no error of the server's.
+            let _ = job.reply.send(answer);
+        }
     }
 }
 

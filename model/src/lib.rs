@@ -14,8 +14,9 @@
 //!   variant's [`gipfzero_games::Spec`], with stable parameter names.
 //! - [`cuda_graph`]: the server's passes in fixed-size buckets, captured as CUDA graphs on a
 //!   GPU (one launch a pass instead of a hundred).
-//! - [`inference`]: the server thread that owns a copy of the network and batches requests
-//!   from searching threads.
+//! - [`inference`]: the inference server: copies of the network that answer searching
+//!   threads, on threads of their own that batch requests (a GPU) or on the asking threads
+//!   (CPU self-play).
 //! - [`evaluator`]: [`NetworkEvaluator`], the search's evaluator on the server's batch API.
 //! - [`checkpoint`]: safetensors weights with a JSON sidecar, written crash-safely and checked
 //!   on load.

@@ -537,6 +537,48 @@ mod inference {
     }
 
     #[test]
+    fn passes_on_the_callers_answer_as_server_threads_do() {
+        // Four threads asking two replicas that run on the callers (two threads at a time wait
+        // for a replica): every answer is the one-thread server's, to the bit, and every
+        // request is a pass of its own.
+        let spec = &ZERTZ;
+        let network = random_network(spec, 9);
+        let (data, legal) = requests(spec, 24, 9);
+        let single = InferenceServer::spawn(&network, cpu_config(8, Duration::ZERO)).unwrap();
+        let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
+        let callers = InferenceServer::spawn(&network, ServerConfig { replicas: 2, on_callers: true, ..cpu_config(4, Duration::ZERO) }).unwrap();
+        assert_eq!(callers.replicas(), 2);
+        let (threads, rounds) = (4, 3);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let handle = callers.handle();
+                let (data, legal) = (&data, &legal);
+                scope.spawn(move || {
+                    // The server's intra-op count (1) is set on the asking thread.
+                    tch::set_num_threads(2 + t as i32);
+                    for _ in 0..rounds {
+                        for answer in &answers_in_groupings(&handle, spec, data, legal) {
+                            assert_eq!(answer, expected);
+                        }
+                    }
+                    assert_eq!(tch::get_num_threads(), 1);
+                });
+            }
+        });
+        // The groupings' requests: chunks of 1, 2, 3, 5, 7, 13, 17, 29 and 24 positions of 24.
+        let requests: usize = [1, 2, 3, 5, 7, 13, 17, 29, 24].iter().map(|&size| 24usize.div_ceil(size)).sum();
+        let stats = callers.handle().stats();
+        let asked = (threads * rounds) as u64;
+        assert_eq!((stats.forward_passes, stats.positions), (asked * requests as u64, asked * 9 * 24));
+        // Stopped: the replicas are gone, a request is Closed and runs no pass.
+        let handle = callers.handle();
+        drop(callers);
+        let len = spec.observation_len();
+        assert_eq!(handle.evaluate(&data[..len], &legal[0]), Err(InferenceError::Closed));
+        assert_eq!(handle.stats(), stats);
+    }
+
+    #[test]
     fn a_lone_request_is_answered_at_the_deadline() {
         let network = random_network(&DVONN, 5);
         let wait = Duration::from_millis(30);

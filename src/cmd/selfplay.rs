@@ -291,6 +291,10 @@ pub struct BenchSelfplayArgs {
     /// then run the same way.
     #[arg(long)]
     pub cuda_graphs: bool,
+    /// On a CPU, run the passes on inference server threads, each worker's requests handed
+    /// over to one, instead of on the workers' own threads (for comparison).
+    #[arg(long)]
+    pub server_threads: bool,
     /// Worker counts to measure, comma-separated (`1,2`): each runs the same games, and the
     /// last line gives their speeds as ratios to the first; default the global --threads.
     #[arg(long, value_delimiter = ',')]
@@ -315,6 +319,7 @@ impl BenchSelfplayArgs {
             gpu_replicas: self.gpu_replicas,
             gpu_wait: Duration::from_secs_f64(self.gpu_wait_ms / 1e3),
             cuda_graphs: self.cuda_graphs,
+            cpu_server_threads: self.server_threads,
         }
     }
 
@@ -412,11 +417,17 @@ impl GameVisitor for Bench<'_> {
             (None, true) => NetConfig::tiny(),
             (None, false) => NetConfig::medium(),
         };
+        // Fresh weights from a fixed seed: every run of the bench plays the same games, so
+        // runs of other settings (--server-threads, another binary) compare like with like.
+        tch::manual_seed(0);
         let network = Network::new(spec, &net_config, args.device.resolve())?;
         // One worker per thread of `--threads` unless --workers says otherwise, as `gipfzero
         // selfplay` and training run.
         let counts = if args.workers.is_empty() { vec![rayon::current_num_threads()] } else { args.workers.clone() };
+        // Per worker count, per round: positions evaluated per second, and their share of the
+        // bare pass at the batch reached and over the passes run.
         let mut measured: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
+        let mut shares: Vec<Vec<(f64, f64)>> = vec![Vec::new(); counts.len()];
         let serving = args.serving();
         for _ in 0..args.rounds.max(1) {
             for (k, &count) in counts.iter().enumerate() {
@@ -441,6 +452,7 @@ impl GameVisitor for Bench<'_> {
                 // The passes the replicas ran: a replica gathers whatever requests are queued
                 // into one pass, so they are not the workers' requests.
                 let passes = served.pass_sizes();
+                let on_workers = served.passes_on_searchers();
                 drop(evaluator);
                 drop(served);
                 let wall = summary.elapsed.as_secs_f64().max(1e-9);
@@ -453,8 +465,9 @@ impl GameVisitor for Bench<'_> {
                 let bare = forward[0].positions_per_s;
                 let bare_mix = bare_forward_of_passes(spec, &net_config, &passes, args, replicas)?;
                 println!(
-                    "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}",
-                    spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device
+                    "{} {}: {} games, {} simulations, {} workers, {} network replicas ({} blocks x {} channels, {:?}), device {}, passes on {}",
+                    spec.game, spec.variant, summary.games_played, args.simulations, workers, replicas, net_config.blocks, net_config.channels, args.precision, args.device,
+                    if on_workers { "the workers' threads" } else { "server threads" }
                 );
                 println!(
                     "self-play: {:.0} positions/s written, {:.0} positions/s evaluated, requests of {:.1} positions (largest {}), forward passes of {:.1}, {:.1} s, {}",
@@ -473,28 +486,53 @@ impl GameVisitor for Bench<'_> {
                     100.0 * evaluated_per_s / bare_mix
                 );
                 measured[k].push(evaluated_per_s);
+                shares[k].push((evaluated_per_s / bare, evaluated_per_s / bare_mix));
             }
         }
+        let rounds = args.rounds.max(1);
+        if rounds > 1 {
+            // The bare pass drifts with the machine's load from round to round: the medians of
+            // the shares, each taken against a bare pass measured seconds after its self-play.
+            let lines: Vec<String> = counts
+                .iter()
+                .zip(&shares)
+                .map(|(count, shares)| {
+                    let at_batch = median(shares.iter().map(|share| share.0).collect());
+                    let over_passes = median(shares.iter().map(|share| share.1).collect());
+                    format!("{count} workers {:.1} % and {:.1} %", 100.0 * at_batch, 100.0 * over_passes)
+                })
+                .collect();
+            println!("self-play's share of the bare forward pass at the batch reached and over the passes run (median of {rounds} rounds): {}", lines.join(", "));
+        }
         if counts.len() > 1 {
-            let median = |values: &mut Vec<f64>| {
-                values.sort_by(f64::total_cmp);
-                values[values.len() / 2]
-            };
-            let medians: Vec<f64> = measured.iter_mut().map(median).collect();
+            let medians: Vec<f64> = measured.into_iter().map(median).collect();
             let ratios: Vec<String> = counts
                 .iter()
                 .zip(&medians)
                 .map(|(count, m)| format!("{count} workers {:.2}", m / medians[0]))
                 .collect();
-            println!("positions evaluated per second against {} workers (median of {} rounds): {}", counts[0], args.rounds.max(1), ratios.join(", "));
+            println!("positions evaluated per second against {} workers (median of {rounds} rounds): {}", counts[0], ratios.join(", "));
         }
         Ok(())
     }
 }
 
+/// The median of `values` (the upper one of an even count); `values` is not empty.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 #[cfg(test)]
 mod tests {
-    use super::pass_groups;
+    use super::{median, pass_groups};
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_upper_middle() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 3.0);
+        assert_eq!(median(vec![5.0]), 5.0);
+    }
 
     #[test]
     fn few_pass_sizes_are_measured_apart() {

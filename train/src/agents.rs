@@ -134,12 +134,18 @@ pub struct Serving {
     /// On a GPU, passes in fixed-size buckets replayed as CUDA graphs
     /// (`gipfzero_model::cuda_graph`). Ignored on a CPU.
     pub cuda_graphs: bool,
+    /// On a CPU, the passes run on server threads of their own, a searcher's request handed
+    /// over to one, instead of on the searching threads themselves (the default, see
+    /// [`ServedNetwork::serve`]); kept to measure the one against the other (`bench selfplay
+    /// --server-threads`). Ignored on a GPU, whose server threads gather several searchers'
+    /// requests.
+    pub cpu_server_threads: bool,
 }
 
 impl Serving {
     /// On `device` in f32, with the default server threads and wait.
     pub fn on(device: DeviceChoice) -> Serving {
-        Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT, cuda_graphs: false }
+        Serving { device, precision: Precision::F32, gpu_replicas: 0, gpu_wait: DEFAULT_GPU_WAIT, cuda_graphs: false, cpu_server_threads: false }
     }
 
     /// The same, for searchers that keep no request in while they wait: a match's games (and
@@ -149,7 +155,7 @@ impl Serving {
         Serving { gpu_wait: Duration::ZERO, ..self }
     }
 
-    /// The server threads for `searchers` searching threads: on a CPU one per searcher up to
+    /// The network's replicas for `searchers` searching threads: on a CPU one per searcher up to
     /// one per core (one forward pass runs on one core, so the searchers' passes run side by
     /// side); on a GPU `gpu_replicas` (or the default), never more than the searchers (each
     /// has at most one request waiting).
@@ -192,8 +198,10 @@ pub fn valid_gpu_wait_ms(milliseconds: f64) -> bool {
 impl ServedNetwork {
     /// Serves `network` (of `spec`'s variant) on `device` to `searchers` threads that search
     /// at once, sending at most `max_batch` positions among them (the games in flight: more
-    /// never come at once), in f32 with the default server threads ([`Serving::replicas`]). On
-    /// a CPU a batch closes at a replica's share of `max_batch`; on a GPU a replica's batch
+    /// never come at once), in f32 with the default replicas ([`Serving::replicas`]). On a
+    /// CPU each searching thread runs its passes itself, on a replica it keeps while no other
+    /// thread holds it (`ServerConfig::on_callers`: no hand-over to a server thread), unless
+    /// [`Serving::cpu_server_threads`]; on a GPU a replica's batch
     /// waits (up to [`Serving::gpu_wait`]) for a request from each of its share of the
     /// searchers, up to `max_batch` positions: a pass costs about the same at any size there.
     /// `searchers` must be threads that each keep a request in while they search (self-play's
@@ -206,7 +214,8 @@ impl ServedNetwork {
     /// [`ServedNetwork::serve`] as `serving` says.
     pub fn serve_in(network: &Network, spec: &'static Spec, serving: Serving, max_batch: usize, searchers: usize) -> Result<ServedNetwork, AgentsError> {
         let replicas = serving.replicas(searchers);
-        let (max_batch, max_wait, requesters) = if serving.device.resolve() == tch::Device::Cpu {
+        let on_cpu = serving.device.resolve() == tch::Device::Cpu;
+        let (max_batch, max_wait, requesters) = if on_cpu {
             // Searches send whole steps to replicas of their own: waiting for more requests
             // would only add latency.
             (max_batch.div_ceil(replicas), Duration::ZERO, 0)
@@ -224,6 +233,7 @@ impl ServedNetwork {
             precision: serving.precision,
             replicas,
             cuda_graphs: serving.graphs_on_device(),
+            on_callers: on_cpu && !serving.cpu_server_threads,
             ..ServerConfig::default()
         };
         let server = InferenceServer::spawn(network, config).map_err(AgentsError::Server)?;
@@ -241,6 +251,11 @@ impl ServedNetwork {
     /// The threads serving requests (see [`ServedNetwork::serve`]).
     pub fn replicas(&self) -> usize {
         self.server.replicas()
+    }
+
+    /// Whether the passes run on the searching threads (see [`ServedNetwork::serve`]).
+    pub fn passes_on_searchers(&self) -> bool {
+        self.server.on_callers()
     }
 
     /// The forward passes so far by size (see [`InferenceHandle::pass_sizes`]).

@@ -585,6 +585,7 @@ impl RunConfig {
             gpu_replicas: self.threads.gpu_replicas,
             gpu_wait: std::time::Duration::from_secs_f64(self.threads.gpu_wait_ms / 1e3),
             cuda_graphs: self.threads.cuda_graphs,
+            cpu_server_threads: false,
         }
     }
 
