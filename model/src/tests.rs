@@ -505,31 +505,39 @@ mod inference {
         assert_eq!((buckets.bucket_for(32), buckets.bucket_for(33)), (Some(32), None));
     }
 
+    /// `threads` threads asking `server` (serving `network`) for every grouping of 24 random
+    /// ZÈRTZ requests, `rounds` times each; every answer must have a one-thread server's bits.
+    /// Thread `t` runs `before(t)` before it asks and `after()` once it has.
+    fn ask_from_threads(network: &Network, server: &InferenceServer, threads: usize, rounds: usize, before: impl Fn(usize) + Sync, after: impl Fn() + Sync) {
+        let spec = &ZERTZ;
+        let (data, legal) = requests(spec, 24, 9);
+        let single = InferenceServer::spawn(network, cpu_config(8, Duration::ZERO)).unwrap();
+        let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let handle = server.handle();
+                let (data, legal, before, after) = (&data, &legal, &before, &after);
+                scope.spawn(move || {
+                    before(t);
+                    for _ in 0..rounds {
+                        for answer in &answers_in_groupings(&handle, spec, data, legal) {
+                            assert_eq!(answer, expected);
+                        }
+                    }
+                    after();
+                });
+            }
+        });
+    }
+
     #[test]
     fn replicas_share_the_queue_and_answer_alike() {
         // Four requesters against two replicas: every answer is the one-replica server's, to
         // the bit.
-        let spec = &ZERTZ;
-        let network = random_network(spec, 9);
-        let (data, legal) = requests(spec, 24, 9);
-        let single = InferenceServer::spawn(&network, cpu_config(8, Duration::ZERO)).unwrap();
-        let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
+        let network = random_network(&ZERTZ, 9);
         let replicated = InferenceServer::spawn(&network, ServerConfig { replicas: 2, ..cpu_config(4, Duration::ZERO) }).unwrap();
         assert_eq!(replicated.replicas(), 2);
-        std::thread::scope(|scope| {
-            for _ in 0..4 {
-                let handle = replicated.handle();
-                let (data, legal) = (&data, &legal);
-                scope.spawn(move || {
-                    for _ in 0..5 {
-                        let answers = answers_in_groupings(&handle, spec, data, legal);
-                        for answer in &answers {
-                            assert_eq!(answer, expected);
-                        }
-                    }
-                });
-            }
-        });
+        ask_from_threads(&network, &replicated, 4, 5, |_| {}, || {});
         let stats = replicated.handle().stats();
         assert!(stats.forward_passes > 0);
         // Dropping stops both replicas (the join would hang otherwise).
@@ -543,37 +551,21 @@ mod inference {
         // request is a pass of its own.
         let spec = &ZERTZ;
         let network = random_network(spec, 9);
-        let (data, legal) = requests(spec, 24, 9);
-        let single = InferenceServer::spawn(&network, cpu_config(8, Duration::ZERO)).unwrap();
-        let expected = &answers_in_groupings(&single.handle(), spec, &data, &legal)[0];
         let callers = InferenceServer::spawn(&network, ServerConfig { replicas: 2, on_callers: true, ..cpu_config(4, Duration::ZERO) }).unwrap();
         assert_eq!(callers.replicas(), 2);
         let (threads, rounds) = (4, 3);
-        std::thread::scope(|scope| {
-            for t in 0..threads {
-                let handle = callers.handle();
-                let (data, legal) = (&data, &legal);
-                scope.spawn(move || {
-                    // The server's intra-op count (1) is set on the asking thread.
-                    tch::set_num_threads(2 + t as i32);
-                    for _ in 0..rounds {
-                        for answer in &answers_in_groupings(&handle, spec, data, legal) {
-                            assert_eq!(answer, expected);
-                        }
-                    }
-                    assert_eq!(tch::get_num_threads(), 1);
-                });
-            }
-        });
+        // The server's intra-op count (1) is set on each asking thread.
+        ask_from_threads(&network, &callers, threads, rounds, |t| tch::set_num_threads(2 + t as i32), || assert_eq!(tch::get_num_threads(), 1));
         // The groupings' requests: chunks of 1, 2, 3, 5, 7, 13, 17, 29 and 24 positions of 24.
-        let requests: usize = [1, 2, 3, 5, 7, 13, 17, 29, 24].iter().map(|&size| 24usize.div_ceil(size)).sum();
+        let per_round: usize = [1, 2, 3, 5, 7, 13, 17, 29, 24].iter().map(|&size| 24usize.div_ceil(size)).sum();
         let stats = callers.handle().stats();
         let asked = (threads * rounds) as u64;
-        assert_eq!((stats.forward_passes, stats.positions), (asked * requests as u64, asked * 9 * 24));
+        assert_eq!((stats.forward_passes, stats.positions), (asked * per_round as u64, asked * 9 * 24));
         // Stopped: the replicas are gone, a request is Closed and runs no pass.
         let handle = callers.handle();
         drop(callers);
         let len = spec.observation_len();
+        let (data, legal) = requests(spec, 1, 9);
         assert_eq!(handle.evaluate(&data[..len], &legal[0]), Err(InferenceError::Closed));
         assert_eq!(handle.stats(), stats);
     }
