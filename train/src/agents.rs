@@ -2,9 +2,9 @@
 //! agent (as KataGo's `program/setup` is for its commands).
 //!
 //! A network — a checkpoint on disk, or the one a run is training — becomes a
-//! [`ServedNetwork`]: an inference server with the settings every caller wants (no waiting for
-//! more requests: the searches send whole steps, so whatever is queued when the network is free
-//! forms the next batch). The served network hands out the search's evaluator (the network's
+//! [`ServedNetwork`]: an inference server with the settings every caller wants (on a CPU each
+//! searching thread runs its whole steps as passes on a replica of its own; on a GPU a server
+//! thread gathers the searchers' steps into one pass). The served network hands out the search's evaluator (the network's
 //! values, optionally blended with random playouts, [`MixedEvaluator`]) and searching agents.
 //! Baselines (`random`, `greedy`, `rollout:N`) come from their spec. Training (self-play and
 //! evaluation matches), `evaluate`, `selfplay`, `play`, `engine` and `render` all build their
