@@ -410,14 +410,16 @@ struct CallerReplicas {
 thread_local! {
     /// This thread's first choice among a callers server's replicas: its index in the order
     /// threads first asked (any server's), so that N threads asking N replicas each keep one
-    /// (and its weights stay in that core's caches). Never locked by anyone else unless busy.
+    /// (and its weights stay in that core's caches); another thread takes it only while its
+    /// own is busy.
     static PREFERRED: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
 impl CallerReplicas {
     /// One pass of `batch` on a replica: this thread's own when free, else any free one, else
-    /// its own once free.
-    fn evaluate(&self, batch: Batch) -> Result<BatchEvaluation, InferenceError> {
+    /// its own once free; counted in `counters` once a replica is taken (a request that
+    /// finds the server stopped runs no pass).
+    fn evaluate(&self, batch: Batch, counters: &Counters) -> Result<BatchEvaluation, InferenceError> {
         let n = self.slots.len();
         let preferred = PREFERRED.with(|cell| match cell.get() {
             Some(index) => index,
@@ -427,23 +429,14 @@ impl CallerReplicas {
                 index
             }
         }) % n;
-        let mut guard = None;
-        for k in 0..n {
-            if let Ok(slot) = self.slots[(preferred + k) % n].try_lock() {
-                guard = Some(slot);
-                break;
-            }
-        }
-        let mut slot = match guard {
-            Some(slot) => slot,
-            None => self.slots[preferred].lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
-        };
+        let free = (0..n).find_map(|k| self.slots[(preferred + k) % n].try_lock().ok());
+        let mut slot = free.unwrap_or_else(|| self.slots[preferred].lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
         let Some(replica) = slot.as_mut() else { return Err(InferenceError::Closed) };
+        counters.count(batch.len());
         if tch::get_num_threads() != self.intra_op_threads {
             tch::set_num_threads(self.intra_op_threads);
         }
-        let outcome = replica.forward(self.pad_rows, None, &batch.observations, batch.len());
-        match outcome {
+        match replica.forward(self.pad_rows, None, &batch.observations) {
             Ok(()) => Ok(replica.answer(batch, 0)),
             Err(message) => Err(InferenceError::Forward(message)),
         }
@@ -478,16 +471,7 @@ impl InferenceHandle {
                 sender.send(Message::Evaluate(Job { batch, reply })).map_err(|_| InferenceError::Closed)?;
                 answer.recv().map_err(|_| InferenceError::Closed)?
             }
-            Route::Callers(replicas) => {
-                // Counted before the answer returns, as the server threads count theirs; a
-                // request that finds the server stopped ran no pass.
-                let positions = batch.len();
-                let answer = replicas.evaluate(batch);
-                if !matches!(answer, Err(InferenceError::Closed)) {
-                    self.counters.count(positions);
-                }
-                answer
-            }
+            Route::Callers(replicas) => replicas.evaluate(batch, &self.counters),
         }
     }
 
@@ -716,13 +700,14 @@ struct Scratch {
 }
 
 impl Replica {
-    /// One forward pass over `positions` rows of `observations`, its linear layers' rows
+    /// One forward pass over the positions in `observations`, its linear layers' rows
     /// padded to a multiple of `pad_rows`, through `buckets` when given (a pass larger than
     /// the largest bucket runs as it is); the outputs land in the scratch's logits and
     /// values. A libtorch panic is an error, not the thread's end.
-    fn forward(&mut self, pad_rows: usize, buckets: Option<&mut Buckets>, observations: &[f32], positions: usize) -> Result<(), String> {
+    fn forward(&mut self, pad_rows: usize, buckets: Option<&mut Buckets>, observations: &[f32]) -> Result<(), String> {
         let (model, scratch) = (&self.model, &mut self.scratch);
         let observation_len = model.spec().observation_len();
+        let positions = observations.len() / observation_len;
         let action_count = model.spec().action_count;
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             let observations =
@@ -771,8 +756,7 @@ impl Replica {
         for job in jobs.iter() {
             observations.extend_from_slice(&job.batch.observations);
         }
-        let positions = observations.len() / self.model.spec().observation_len();
-        let failure = self.forward(pad_rows, buckets, &observations, positions).err();
+        let failure = self.forward(pad_rows, buckets, &observations).err();
         self.scratch.observations = observations;
         let mut row = 0;
         for job in jobs.drain(..) {
